@@ -1,0 +1,99 @@
+package ops
+
+import "fmt"
+
+type matMulAttrs struct{ TransA, TransB bool }
+
+// MatMul returns op(a) · op(b) for rank-2 a and b, where op transposes when
+// the flag is set.
+func MatMul(a, b Tensor, transA, transB bool) Tensor {
+	tr := sameTrace("MatMul", a, b)
+	as, bs := a.Shape(), b.Shape()
+	if len(as) != 2 || len(bs) != 2 {
+		fail("MatMul", "needs rank-2 operands, got %v and %v", as, bs)
+	}
+	m, k := as[0], as[1]
+	if transA {
+		m, k = k, m
+	}
+	k2, n := bs[0], bs[1]
+	if transB {
+		k2, n = n, k2
+	}
+	if k != k2 {
+		fail("MatMul", "shapes %v%s and %v%s are incompatible (inner dimensions %d and %d)", as, tstr(transA), bs, tstr(transB), k, k2)
+	}
+	lda, ldb := as[1], bs[1]
+	return tr.apply(&Op{
+		name: "MatMul", out: Shape{m, n}, attrs: matMulAttrs{transA, transB},
+		fwd: func(o []float32, in [][]float32) {
+			sgemm(transA, transB, m, n, k, 1, in[0], lda, in[1], ldb, 0, o, n)
+		},
+		grad: func(in []Tensor, _, dy Tensor) []Tensor {
+			a, b := in[0], in[1]
+			var da, db Tensor
+			switch {
+			case !transA && !transB:
+				da, db = MatMul(dy, b, false, true), MatMul(a, dy, true, false)
+			case transA && !transB:
+				da, db = MatMul(b, dy, false, true), MatMul(a, dy, false, false)
+			case !transA && transB:
+				da, db = MatMul(dy, b, false, false), MatMul(dy, a, true, false)
+			default:
+				da, db = MatMul(b, dy, true, true), MatMul(dy, a, true, true)
+			}
+			return []Tensor{da, db}
+		},
+	}, a, b)
+}
+
+func tstr(t bool) string {
+	if t {
+		return "ᵀ"
+	}
+	return ""
+}
+
+// BiasAdd adds the vector b to the last axis of x.
+func BiasAdd(x, b Tensor) Tensor {
+	tr := sameTrace("BiasAdd", x, b)
+	xs, bs := x.Shape(), b.Shape()
+	if len(bs) != 1 || len(xs) == 0 || xs[len(xs)-1] != bs[0] {
+		fail("BiasAdd", "bias of shape %v does not match the last axis of %v", bs, xs)
+	}
+	c := bs[0]
+	return tr.apply(&Op{
+		name: "BiasAdd", out: xs, attrs: binaryAttrs{},
+		fwd: func(o []float32, in [][]float32) {
+			bias := in[1][:c]
+			for off := 0; off < len(o); off += c {
+				row, src := o[off:off+c], in[0][off:off+c]
+				for j := range row {
+					row[j] = src[j] + bias[j]
+				}
+			}
+		},
+		grad: func(_ []Tensor, _, dy Tensor) []Tensor { return []Tensor{dy, biasAddGrad(dy)} },
+	}, x, b)
+}
+
+// biasAddGrad sums dy over every axis but the last.
+func biasAddGrad(dy Tensor) Tensor {
+	tr := sameTrace("BiasAddGrad", dy)
+	s := dy.Shape()
+	c := s[len(s)-1]
+	return tr.apply(&Op{
+		name: "BiasAddGrad", out: Shape{c}, attrs: fmt.Sprint(s),
+		fwd: func(o []float32, in [][]float32) {
+			clear(o)
+			g := in[0]
+			for off := 0; off < len(g); off += c {
+				row := g[off : off+c]
+				for j, v := range row {
+					o[j] += v
+				}
+			}
+		},
+		grad: func(in []Tensor, _, g Tensor) []Tensor { return []Tensor{BroadcastTo(g, s)} },
+	}, dy)
+}

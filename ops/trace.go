@@ -1,0 +1,165 @@
+package ops
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// ReplicaContext is what hooks see of the replica they run in: its id and
+// the collective operations across replicas. With one replica the
+// collectives return their input.
+type ReplicaContext interface {
+	ReplicaID() int
+	NumReplicas() int
+	// AllReduceSum replaces each buffer by the sum of that buffer over all
+	// replicas, in replica order, so every replica gets bitwise the same
+	// result. Every replica must call it with buffers of the same sizes.
+	AllReduceSum(bufs [][]float32) error
+}
+
+// Hook is work that runs after each replay of a traced graph, on the values
+// of Inputs: applying gradients, updating metrics and moving statistics.
+// This is how stateful updates fit the trace-and-replay model: the graph
+// computes, the hook changes state.
+type Hook struct {
+	Name   string
+	Inputs []Tensor
+	Run    func(rc ReplicaContext, vals []Value) error
+}
+
+// Trace records one traced step: the graph and what it reads and updates.
+// A Trace is used by one goroutine; each replica traces its own.
+type Trace struct {
+	g        *gorgonia.ExprGraph
+	training bool
+	replica  int
+	rng      *rand.Rand
+
+	vars     map[*Variable]*gorgonia.Node
+	consts   map[*gorgonia.Node][]float32
+	varOrder []*Variable
+	inputs   []Tensor
+	hooks    []Hook
+	dropouts []*Op
+	counter  int
+	differed bool
+}
+
+// NewTrace starts a trace. training selects training behaviour of layers
+// (dropout, batch statistics); replica selects which copy of mirrored
+// variables the graph reads; seed seeds the random ops of this trace.
+func NewTrace(training bool, replica int, seed uint64) *Trace {
+	return &Trace{
+		g:        gorgonia.NewGraph(),
+		training: training,
+		replica:  replica,
+		rng:      rand.New(rand.NewPCG(seed, uint64(replica)+0x9e3779b97f4a7c15)),
+		vars:     map[*Variable]*gorgonia.Node{},
+		consts:   map[*gorgonia.Node][]float32{},
+	}
+}
+
+// Training reports whether the trace is of a training step.
+func (tr *Trace) Training() bool { return tr.training }
+
+// Replica is the replica whose variable copies this trace reads.
+func (tr *Trace) Replica() int { return tr.replica }
+
+// Graph returns the gorgonia graph. Executors use it.
+func (tr *Trace) Graph() *gorgonia.ExprGraph { return tr.g }
+
+func (tr *Trace) uniqueName(prefix string) string {
+	tr.counter++
+	return fmt.Sprintf("%s_%d", prefix, tr.counter)
+}
+
+func (tr *Trace) wrap(n *gorgonia.Node) Tensor { return Tensor{tr: tr, n: n} }
+
+// Input adds a placeholder the executor feeds at each replay.
+func (tr *Trace) Input(name string, shape Shape) Tensor {
+	for _, d := range shape {
+		if d <= 0 {
+			fail("Input", "%q: shape %v has a non-positive dimension", name, shape)
+		}
+	}
+	n := newInputNode(tr.g, tr.uniqueName("input:"+name), shape)
+	t := tr.wrap(n)
+	tr.inputs = append(tr.inputs, t)
+	return t
+}
+
+// Inputs returns the placeholders in creation order.
+func (tr *Trace) Inputs() []Tensor { return tr.inputs }
+
+// Read returns the tensor for variable v in this trace, binding v's copy
+// for this trace's replica.
+func (tr *Trace) Read(v *Variable) Tensor {
+	if n, ok := tr.vars[v]; ok {
+		return tr.wrap(n)
+	}
+	n := newInputNode(tr.g, tr.uniqueName("var:"+v.name), v.shape)
+	tr.vars[v] = n
+	tr.varOrder = append(tr.varOrder, v)
+	return tr.wrap(n)
+}
+
+// Variables returns the variables read by the trace, in first-read order.
+func (tr *Trace) Variables() []*Variable { return tr.varOrder }
+
+// VariableNode returns the graph node bound to v, or nil if v is not read.
+func (tr *Trace) VariableNode(v *Variable) *gorgonia.Node { return tr.vars[v] }
+
+// AddHook registers work to run after each replay.
+func (tr *Trace) AddHook(h Hook) {
+	for _, in := range h.Inputs {
+		if in.tr != tr {
+			fail("AddHook", "%s: input %v is from another trace", h.Name, in)
+		}
+	}
+	tr.hooks = append(tr.hooks, h)
+}
+
+// Hooks returns the registered hooks in order.
+func (tr *Trace) Hooks() []Hook { return tr.hooks }
+
+// Constant adds a constant tensor with the given value.
+func (tr *Trace) Constant(shape Shape, data []float32) Tensor {
+	if len(data) != shape.Size() {
+		fail("Constant", "%d values for shape %v", len(data), shape)
+	}
+	n := newInputNode(tr.g, tr.uniqueName("const"), shape)
+	tr.consts[n] = append([]float32(nil), data...)
+	return tr.wrap(n)
+}
+
+// ConstantValue returns the value of a constant node, or nil if n is not a
+// constant of this trace.
+func (tr *Trace) ConstantValue(n *gorgonia.Node) []float32 { return tr.consts[n] }
+
+// Scalar adds a constant scalar.
+func (tr *Trace) Scalar(x float32) Tensor { return tr.Constant(Shape{}, []float32{x}) }
+
+func newInputNode(g *gorgonia.ExprGraph, name string, shape Shape) *gorgonia.Node {
+	if len(shape) == 0 {
+		return gorgonia.NewScalar(g, tensor.Float32, gorgonia.WithName(name))
+	}
+	return gorgonia.NewTensor(g, tensor.Float32, len(shape), gorgonia.WithName(name), gorgonia.WithShape(shape...))
+}
+
+func sameTrace(op string, ts ...Tensor) *Trace {
+	var tr *Trace
+	for _, t := range ts {
+		if t.n == nil {
+			fail(op, "none tensor as input")
+		}
+		if tr == nil {
+			tr = t.tr
+		} else if t.tr != tr {
+			fail(op, "inputs from different traces")
+		}
+	}
+	return tr
+}

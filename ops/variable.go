@@ -1,0 +1,103 @@
+package ops
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+var varCounter atomic.Int64
+
+// Variable is a named float32 array that outlives graphs: weights, optimizer
+// slots, moving statistics. A mirrored variable keeps one copy per replica;
+// copy 0 is the primary. Traces bind a copy's storage directly to a graph
+// input, so updates made in place are seen by the next replay.
+//
+// Values are never reallocated after creation: Assign copies into place.
+type Variable struct {
+	id        int64
+	name      string
+	shape     Shape
+	trainable bool
+
+	mu     sync.RWMutex
+	copies [][]float32
+}
+
+// NewVariable makes a variable with the given initial value (copied).
+// len(init) must equal shape.Size().
+func NewVariable(name string, shape Shape, init []float32, trainable bool) *Variable {
+	if len(init) != shape.Size() {
+		panic(&Error{Op: "NewVariable", Msg: fmt.Sprintf("%q: %d values for shape %v", name, len(init), shape)})
+	}
+	v := &Variable{id: varCounter.Add(1), name: name, shape: shape.Clone(), trainable: trainable}
+	v.copies = [][]float32{append([]float32(nil), init...)}
+	return v
+}
+
+// Name returns the variable's name, such as "dense/kernel".
+func (v *Variable) Name() string { return v.name }
+
+// Shape returns the variable's shape.
+func (v *Variable) Shape() Shape { return v.shape.Clone() }
+
+// Trainable reports whether optimizers update the variable.
+func (v *Variable) Trainable() bool { return v.trainable }
+
+// SetTrainable changes whether the variable is trainable.
+func (v *Variable) SetTrainable(t bool) { v.trainable = t }
+
+// Replicas is the number of copies the variable holds.
+func (v *Variable) Replicas() int {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return len(v.copies)
+}
+
+// Mirror makes the variable hold n copies, each initialised from the
+// primary. Existing copies beyond the first are overwritten.
+func (v *Variable) Mirror(n int) {
+	if n < 1 {
+		n = 1
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for len(v.copies) < n {
+		v.copies = append(v.copies, make([]float32, len(v.copies[0])))
+	}
+	v.copies = v.copies[:n]
+	for i := 1; i < n; i++ {
+		copy(v.copies[i], v.copies[0])
+	}
+}
+
+// Data returns the storage of copy replica (not a copy): executors bind it,
+// optimizers update it in place. Replicas beyond those held read the primary.
+func (v *Variable) Data(replica int) []float32 {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if replica >= len(v.copies) {
+		replica = 0
+	}
+	return v.copies[replica]
+}
+
+// Numpy returns a copy of the primary value.
+func (v *Variable) Numpy() []float32 { return append([]float32(nil), v.Data(0)...) }
+
+// Assign copies data into every copy of the variable.
+func (v *Variable) Assign(data []float32) error {
+	if len(data) != v.shape.Size() {
+		return fmt.Errorf("ops: assign to %q: %d values for shape %v", v.name, len(data), v.shape)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, c := range v.copies {
+		copy(c, data)
+	}
+	return nil
+}
+
+func (v *Variable) String() string {
+	return fmt.Sprintf("Variable(%s, shape=%v)", v.name, v.shape)
+}
