@@ -1,0 +1,169 @@
+package keras
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/metrics"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// CompileConfig is model.compile's arguments. Optimizer, Loss and each
+// metric may be an object or a Keras string name ("adam",
+// "sparse_categorical_crossentropy", "accuracy").
+type CompileConfig struct {
+	// Optimizer is an optimizers.Optimizer or a name; nil means "rmsprop",
+	// Keras' default.
+	Optimizer any
+	// Loss is a losses.Loss or a name. Required for Fit and Evaluate.
+	Loss any
+	// Metrics are metrics.LabelMetric values or names. "accuracy" / "acc"
+	// resolve by the shapes of labels and predictions, as Keras does.
+	Metrics []any
+}
+
+// Compile configures the model for training.
+func (m *Model) Compile(cfg CompileConfig) error {
+	switch o := cfg.Optimizer.(type) {
+	case nil:
+		opt, err := optimizers.Get("rmsprop")
+		if err != nil {
+			return err
+		}
+		m.optimizer = opt
+	case string:
+		opt, err := optimizers.Get(o)
+		if err != nil {
+			return fmt.Errorf("keras: Compile: %w", err)
+		}
+		m.optimizer = opt
+	case optimizers.Optimizer:
+		m.optimizer = o
+	default:
+		return fmt.Errorf("keras: Compile: optimizer must be an optimizers.Optimizer or a name, got %T", cfg.Optimizer)
+	}
+	switch l := cfg.Loss.(type) {
+	case nil:
+		m.loss = nil
+	case string:
+		loss, err := losses.Get(l)
+		if err != nil {
+			return fmt.Errorf("keras: Compile: %w", err)
+		}
+		m.loss = loss
+	case losses.Loss:
+		m.loss = l
+	default:
+		return fmt.Errorf("keras: Compile: loss must be a losses.Loss or a name, got %T", cfg.Loss)
+	}
+	for _, spec := range cfg.Metrics {
+		switch s := spec.(type) {
+		case string, metrics.LabelMetric:
+		default:
+			return fmt.Errorf("keras: Compile: metric must be a metrics.LabelMetric or a name, got %T", s)
+		}
+	}
+	m.metricSpecs = append([]any(nil), cfg.Metrics...)
+	m.metrics = nil
+	m.lossTracker = metrics.NewMean(metrics.Name("loss"))
+	m.compiled = true
+	m.fns = stepFunctions{}
+	return nil
+}
+
+// resolveMetrics creates the compiled metrics from their specs the first
+// time labels and predictions are seen, as Keras resolves "accuracy" from
+// their shapes.
+func (m *Model) resolveMetrics(yTrue, yPred ops.Shape) error {
+	if m.metrics != nil || len(m.metricSpecs) == 0 {
+		return nil
+	}
+	for _, spec := range m.metricSpecs {
+		switch s := spec.(type) {
+		case metrics.LabelMetric:
+			m.metrics = append(m.metrics, s)
+		case string:
+			name := strings.ToLower(s)
+			var mt metrics.LabelMetric
+			var err error
+			if name == "accuracy" || name == "acc" {
+				mt = accuracyFor(yTrue, yPred, s)
+			} else {
+				mt, err = metrics.Get(name)
+			}
+			if err != nil {
+				return fmt.Errorf("keras: Compile: %w", err)
+			}
+			m.metrics = append(m.metrics, mt)
+		}
+	}
+	return nil
+}
+
+// accuracyFor picks Keras' accuracy for these shapes: binary when the
+// prediction has one unit, sparse categorical when labels are class ids,
+// categorical otherwise.
+func accuracyFor(yTrue, yPred ops.Shape, name string) metrics.LabelMetric {
+	last := func(s ops.Shape) int {
+		if len(s) == 0 {
+			return 1
+		}
+		return s[len(s)-1]
+	}
+	switch {
+	case last(yPred) == 1:
+		return metrics.NewBinaryAccuracy(metrics.Name(name))
+	case len(yTrue) < len(yPred) || (last(yTrue) == 1 && last(yPred) > 1):
+		return metrics.NewSparseCategoricalAccuracy(metrics.Name(name))
+	}
+	return metrics.NewCategoricalAccuracy(metrics.Name(name))
+}
+
+// Metrics returns the compiled metrics (after the first step), the loss
+// tracker first, as Keras' model.metrics.
+func (m *Model) Metrics() []metrics.Metric {
+	var out []metrics.Metric
+	if m.lossTracker != nil {
+		out = append(out, m.lossTracker)
+	}
+	for _, mt := range m.metrics {
+		out = append(out, mt)
+	}
+	return out
+}
+
+// ResetMetrics resets the state of every metric.
+func (m *Model) ResetMetrics() {
+	for _, mt := range m.Metrics() {
+		mt.ResetState()
+	}
+}
+
+func (m *Model) logs(prefix string) Logs {
+	var out Logs
+	for _, mt := range m.Metrics() {
+		out = append(out, LogItem{Name: prefix + mt.Name(), Value: mt.Result()})
+	}
+	return out
+}
+
+var errNotCompiled = errors.New("you must compile your model before training/testing: use model.Compile(...)")
+
+// ComputeLoss returns the compiled loss of predictions against labels plus
+// the model's regularization losses, in a trace: Keras' compute_loss.
+func (m *Model) ComputeLoss(yTrue, yPred ops.Tensor) ops.Tensor {
+	if m.loss == nil {
+		panic(&ops.Error{Op: m.name, Msg: "no loss: compile the model with a loss"})
+	}
+	loss := m.loss.Call(yTrue, yPred)
+	if len(loss.Shape()) != 0 {
+		loss = ops.Mean(loss, false)
+	}
+	for _, r := range m.RegularizationLosses(yPred.Trace()) {
+		loss = ops.Add(loss, r)
+	}
+	return loss
+}

@@ -1,0 +1,221 @@
+package keras
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gokeras/gokeras/datasets"
+	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
+)
+
+// batches is one pass over the data: Next returns the next batch's values
+// (model inputs, then labels when present).
+type batches interface {
+	Next() ([]ops.Value, bool)
+	Err() error
+	Close()
+}
+
+// source is data Fit, Evaluate and Predict can make passes over.
+type source interface {
+	// Steps is the number of batches per pass, or <= 0 if unknown.
+	Steps() int
+	Pass(ctx context.Context, epoch int) batches
+	// Samples is the number of examples, or <= 0 if unknown.
+	Samples() int
+}
+
+// tensorSource batches in-memory arrays, shuffling each epoch as Keras'
+// fit does with shuffle=True.
+type tensorSource struct {
+	arrays  []ops.Value // each (n, ...)
+	n       int
+	batch   int
+	shuffle bool
+	seed    uint64
+}
+
+func newTensorSource(what string, arrays []*tensor.Dense, batch int, shuffle bool, seed uint64) (*tensorSource, error) {
+	s := &tensorSource{batch: batch, shuffle: shuffle, seed: seed}
+	for i, a := range arrays {
+		if a == nil {
+			continue
+		}
+		v, err := ops.ValueOf(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: array %d: %w", what, i, err)
+		}
+		if len(v.Shape) == 0 {
+			return nil, fmt.Errorf("%s: array %d is a scalar; want one row per example", what, i)
+		}
+		if i == 0 {
+			s.n = v.Shape[0]
+		} else if v.Shape[0] != s.n {
+			return nil, fmt.Errorf("%s: x has %d examples but y has %d (shapes %v and %v)", what, s.n, v.Shape[0], s.arrays[0].Shape, v.Shape)
+		}
+		s.arrays = append(s.arrays, v)
+	}
+	if s.n == 0 {
+		return nil, fmt.Errorf("%s: the data is empty (0 examples)", what)
+	}
+	if batch <= 0 {
+		s.batch = 32
+	}
+	return s, nil
+}
+
+func (s *tensorSource) Steps() int   { return (s.n + s.batch - 1) / s.batch }
+func (s *tensorSource) Samples() int { return s.n }
+
+// split returns the first (1-frac) and the last frac of the examples, as
+// Keras' validation_split takes the last examples before shuffling.
+func (s *tensorSource) split(frac float64) (*tensorSource, *tensorSource, error) {
+	nVal := int(float64(s.n) * frac)
+	if nVal <= 0 || nVal >= s.n {
+		return nil, nil, fmt.Errorf("validation_split %v leaves %d of %d examples for validation", frac, nVal, s.n)
+	}
+	cut := func(lo, hi int) *tensorSource {
+		t := *s
+		t.arrays = nil
+		t.n = hi - lo
+		for _, a := range s.arrays {
+			row := a.Shape[1:].Size()
+			sh := append(ops.Shape{hi - lo}, a.Shape[1:]...)
+			t.arrays = append(t.arrays, ops.Value{Shape: sh, Data: a.Data[lo*row : hi*row]})
+		}
+		return &t
+	}
+	return cut(0, s.n-nVal), cut(s.n-nVal, s.n), nil
+}
+
+func (s *tensorSource) Pass(_ context.Context, epoch int) batches {
+	p := &tensorPass{s: s}
+	if s.shuffle {
+		r := rand.New(rand.NewPCG(s.seed, uint64(epoch)))
+		p.perm = r.Perm(s.n)
+	}
+	return p
+}
+
+type tensorPass struct {
+	s    *tensorSource
+	perm []int
+	pos  int
+	bufs [][]float32 // gather buffers, reused batch to batch
+}
+
+func (p *tensorPass) Next() ([]ops.Value, bool) {
+	s := p.s
+	if p.pos >= s.n {
+		return nil, false
+	}
+	lo, hi := p.pos, min(p.pos+s.batch, s.n)
+	p.pos = hi
+	out := make([]ops.Value, len(s.arrays))
+	for i, a := range s.arrays {
+		row := a.Shape[1:].Size()
+		sh := append(ops.Shape{hi - lo}, a.Shape[1:]...)
+		if p.perm == nil {
+			out[i] = ops.Value{Shape: sh, Data: a.Data[lo*row : hi*row]}
+			continue
+		}
+		if p.bufs == nil {
+			p.bufs = make([][]float32, len(s.arrays))
+		}
+		// A fresh buffer per batch: the previous batch may still be in use
+		// by a step running ahead of the input pipeline.
+		buf := make([]float32, (hi-lo)*row)
+		for j, k := range p.perm[lo:hi] {
+			copy(buf[j*row:(j+1)*row], a.Data[k*row:(k+1)*row])
+		}
+		out[i] = ops.Value{Shape: sh, Data: buf}
+	}
+	return out, true
+}
+
+func (p *tensorPass) Err() error { return nil }
+func (p *tensorPass) Close()     {}
+
+// datasetSource adapts a datasets.Dataset: each element is one batch.
+type datasetSource struct {
+	ds *datasets.Dataset
+}
+
+func (s datasetSource) Steps() int {
+	if c := s.ds.Cardinality(); c >= 0 {
+		return c
+	}
+	return 0
+}
+
+func (s datasetSource) Samples() int { return 0 }
+
+func (s datasetSource) Pass(ctx context.Context, _ int) batches {
+	return &datasetPass{it: s.ds.Iterate(ctx)}
+}
+
+type datasetPass struct {
+	it  *datasets.Iterator
+	err error
+}
+
+func (p *datasetPass) Next() ([]ops.Value, bool) {
+	el, ok := p.it.Next()
+	if !ok {
+		return nil, false
+	}
+	out := make([]ops.Value, len(el))
+	for i, t := range el {
+		v, err := ops.ValueOf(t)
+		if err != nil {
+			p.err = fmt.Errorf("dataset element %d: %w", i, err)
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+func (p *datasetPass) Err() error {
+	if p.err != nil {
+		return p.err
+	}
+	return p.it.Err()
+}
+
+func (p *datasetPass) Close() { p.it.Close() }
+
+// toSource turns Fit's x (and y) into a source.
+func toSource(what string, x any, y *tensor.Dense, batch int, shuffle bool, seed uint64) (source, error) {
+	switch x := x.(type) {
+	case *datasets.Dataset:
+		if y != nil {
+			return nil, fmt.Errorf("%s: y must be nil when x is a dataset (the dataset yields (x, y))", what)
+		}
+		if x == nil {
+			return nil, fmt.Errorf("%s: nil dataset", what)
+		}
+		return datasetSource{x}, nil
+	case *tensor.Dense:
+		if x == nil {
+			return nil, fmt.Errorf("%s: nil x", what)
+		}
+		return newTensorSource(what, []*tensor.Dense{x, y}, batch, shuffle, seed)
+	case []*tensor.Dense:
+		if len(x) == 2 && y == nil {
+			return newTensorSource(what, x, batch, shuffle, seed)
+		}
+	case [2]*tensor.Dense:
+		if y == nil {
+			return newTensorSource(what, x[:], batch, shuffle, seed)
+		}
+	case nil:
+		return nil, fmt.Errorf("%s: no data", what)
+	}
+	return nil, fmt.Errorf("%s: data must be a *tensor.Dense (with y), a *datasets.Dataset, or {x, y}; got %T", what, x)
+}
+
+var errEmpty = errors.New("the data is empty: no batch was produced")

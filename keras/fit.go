@@ -1,0 +1,512 @@
+package keras
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
+)
+
+// Verbosity values of FitConfig.Verbose and friends. Keras' verbose=0 is
+// [VerboseSilent] here, since the zero value must mean Keras' default.
+const (
+	VerboseAuto   = 0  // Keras' "auto": the progress bar
+	VerboseSilent = -1 // Keras' verbose=0
+	VerboseBar    = 1  // a progress bar
+	VerboseEpoch  = 2  // one line per epoch
+)
+
+func verbosity(v int) int {
+	switch v {
+	case VerboseAuto:
+		return 1
+	case VerboseSilent:
+		return 0
+	}
+	return v
+}
+
+// FitConfig is model.fit's keyword arguments. The zero value works:
+// one epoch, batch size 32, shuffling, a progress bar.
+type FitConfig struct {
+	Epochs    int // default 1
+	BatchSize int // for array data; default 32. Datasets are batched already.
+	Verbose   int // VerboseAuto (bar), VerboseSilent, VerboseBar or VerboseEpoch
+	Callbacks []Callback
+	// ValidationSplit holds out the last fraction of array data for
+	// validation (before shuffling).
+	ValidationSplit float64
+	// ValidationData is a *datasets.Dataset or an {x, y} pair
+	// ([]*tensor.Dense or [2]*tensor.Dense).
+	ValidationData      any
+	NoShuffle           bool // Keras' shuffle=False
+	InitialEpoch        int
+	StepsPerEpoch       int // 0: a full pass over the data
+	ValidationSteps     int
+	ValidationBatchSize int
+	// Seed seeds the per-epoch shuffling of array data.
+	Seed uint64
+	// Context stops Fit at the end of the current batch when cancelled.
+	Context context.Context
+	// Out receives the progress output (default os.Stdout).
+	Out io.Writer
+}
+
+// EvaluateConfig is model.evaluate's keyword arguments.
+type EvaluateConfig struct {
+	BatchSize int
+	Verbose   int
+	Steps     int
+	Callbacks []Callback
+	Context   context.Context
+	Out       io.Writer
+}
+
+// PredictConfig is model.predict's keyword arguments.
+type PredictConfig struct {
+	BatchSize int
+	Verbose   int
+	Steps     int
+	Callbacks []Callback
+	Context   context.Context
+	Out       io.Writer
+}
+
+// stepFunctions are the model's traced steps (tf.function'd train_step,
+// test_step and predict_step).
+type stepFunctions struct {
+	train, test, predict *engine.Function
+}
+
+func (m *Model) nInputs() int { return max(len(m.inputs), 1) }
+
+// guard turns panics raised while tracing (shape misuse) into errors.
+func guard(what string, err *error) {
+	if r := recover(); r != nil {
+		if e, ok := r.(*ops.Error); ok {
+			*err = fmt.Errorf("keras: %s: %w", what, e)
+			return
+		}
+		panic(r)
+	}
+}
+
+// ensureBuilt builds a Sequential model from the first batch's shape.
+func (m *Model) ensureBuilt(batch []ops.Value) error {
+	if m.Built() {
+		return nil
+	}
+	if len(batch) == 0 || len(batch[0].Shape) == 0 {
+		return errors.New("cannot build the model: no input shape")
+	}
+	return m.build(batch[0].Shape[1:])
+}
+
+func (m *Model) trainFunction() *engine.Function {
+	if m.fns.train != nil {
+		return m.fns.train
+	}
+	m.fns.train = &engine.Function{Name: m.name + ".train_step", Training: true, Fn: func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
+		loss, err := m.TrainStep(in)
+		return []ops.Tensor{loss}, err
+	}}
+	return m.fns.train
+}
+
+// TrainStep is Keras' default train_step, traced: forward, the compiled
+// loss, gradients, the optimizer update and the metrics. in holds the model
+// inputs then the labels.
+func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
+	n := m.nInputs()
+	if len(in) <= n {
+		return ops.Tensor{}, fmt.Errorf("keras: %s: training needs labels: give y or a dataset of (x, y)", m.name)
+	}
+	x, y := in[:n], in[n]
+	pred := m.Call(x, true)[0]
+	if err := m.resolveMetrics(y.Shape(), pred.Shape()); err != nil {
+		return ops.Tensor{}, err
+	}
+	loss := m.ComputeLoss(y, pred)
+	vars := m.TrainableVariables()
+	grads, err := ops.Gradients(loss, vars)
+	if err != nil {
+		return ops.Tensor{}, err
+	}
+	if err := m.optimizer.ApplyGradients(grads, vars); err != nil {
+		return ops.Tensor{}, err
+	}
+	m.trackLoss(loss, y.Shape()[0])
+	for _, mt := range m.metrics {
+		mt.UpdateState(y, pred)
+	}
+	return loss, nil
+}
+
+// trackLoss feeds the loss into the "loss" metric, weighted by the batch
+// size as Keras 2 does, so the epoch's loss is the mean over examples.
+func (m *Model) trackLoss(loss ops.Tensor, batch int) {
+	tracker := m.lossTracker
+	loss.Trace().AddHook(ops.Hook{Name: "loss tracker", Inputs: []ops.Tensor{loss}, Run: func(_ ops.ReplicaContext, v []ops.Value) error {
+		tracker.UpdateScalar(float64(v[0].Data[0]), float64(batch))
+		return nil
+	}})
+}
+
+// TestStep is Keras' default test_step: forward in inference mode, loss and
+// metrics.
+func (m *Model) TestStep(in []ops.Tensor) (ops.Tensor, error) {
+	n := m.nInputs()
+	if len(in) <= n {
+		return ops.Tensor{}, fmt.Errorf("keras: %s: evaluation needs labels: give y or a dataset of (x, y)", m.name)
+	}
+	x, y := in[:n], in[n]
+	pred := m.Call(x, false)[0]
+	if err := m.resolveMetrics(y.Shape(), pred.Shape()); err != nil {
+		return ops.Tensor{}, err
+	}
+	loss := m.ComputeLoss(y, pred)
+	m.trackLoss(loss, y.Shape()[0])
+	for _, mt := range m.metrics {
+		mt.UpdateState(y, pred)
+	}
+	return loss, nil
+}
+
+func (m *Model) testFunction() *engine.Function {
+	if m.fns.test == nil {
+		m.fns.test = &engine.Function{Name: m.name + ".test_step", Fn: func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
+			loss, err := m.TestStep(in)
+			return []ops.Tensor{loss}, err
+		}}
+	}
+	return m.fns.test
+}
+
+func (m *Model) predictFunction() *engine.Function {
+	if m.fns.predict == nil {
+		m.fns.predict = &engine.Function{Name: m.name + ".predict_step", Fn: func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
+			return m.Call(in[:m.nInputs()], false), nil
+		}}
+	}
+	return m.fns.predict
+}
+
+// run calls a step function on one batch, turning trace-time panics into errors.
+func (m *Model) run(f *engine.Function, batch []ops.Value) (outs []ops.Value, err error) {
+	defer guard(f.Name, &err)
+	if err := m.ensureBuilt(batch); err != nil {
+		return nil, err
+	}
+	return f.Call(engine.Single{}, batch)
+}
+
+// Fit trains the model, as model.fit. x is a *tensor.Dense with labels y,
+// or a *datasets.Dataset of (x, y) batches with y nil.
+func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err error) {
+	if !m.compiled {
+		return nil, fmt.Errorf("keras: Fit: %w", errNotCompiled)
+	}
+	if m.loss == nil {
+		return nil, errors.New("keras: Fit: the model was compiled without a loss")
+	}
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	epochs := max(cfg.Epochs, 1)
+	verbose := verbosity(cfg.Verbose)
+	train, err := toSource("keras: Fit", x, y, cfg.BatchSize, !cfg.NoShuffle, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	var val source
+	if cfg.ValidationSplit > 0 {
+		ts, ok := train.(*tensorSource)
+		if !ok {
+			return nil, errors.New("keras: Fit: validation_split needs array data, not a dataset")
+		}
+		var vs *tensorSource
+		if ts, vs, err = ts.split(cfg.ValidationSplit); err != nil {
+			return nil, fmt.Errorf("keras: Fit: %w", err)
+		}
+		vs.shuffle = false
+		if cfg.ValidationBatchSize > 0 {
+			vs.batch = cfg.ValidationBatchSize
+		}
+		train, val = ts, vs
+	}
+	if cfg.ValidationData != nil {
+		vb := cfg.ValidationBatchSize
+		if vb <= 0 {
+			vb = cfg.BatchSize
+		}
+		if val, err = toSource("keras: Fit: validation_data", cfg.ValidationData, nil, vb, false, 0); err != nil {
+			return nil, err
+		}
+	}
+	steps := train.Steps()
+	if cfg.StepsPerEpoch > 0 {
+		steps = cfg.StepsPerEpoch
+	}
+	hist = &History{}
+	cbs := callbackList{hist}
+	if verbose > 0 {
+		out := cfg.Out
+		if out == nil {
+			out = os.Stdout
+		}
+		cbs = append(cbs, &ProgbarLogger{Out: out})
+	}
+	cbs = append(cbs, cfg.Callbacks...)
+	params := CallbackParams{Epochs: epochs, Steps: steps, Verbose: verbose}
+	for _, c := range cbs {
+		c.SetModel(m)
+		c.SetParams(params)
+	}
+	m.History = hist
+	m.stopTraining = false
+	if err := cbs.each(func(c Callback) error { return c.OnTrainBegin(nil) }); err != nil {
+		return hist, err
+	}
+	fn := m.trainFunction()
+	var epochLogs Logs
+	for epoch := cfg.InitialEpoch; epoch < epochs && !m.stopTraining; epoch++ {
+		m.ResetMetrics()
+		if err := cbs.each(func(c Callback) error { return c.OnEpochBegin(epoch, nil) }); err != nil {
+			return hist, err
+		}
+		pass := train.Pass(ctx, epoch)
+		step := 0
+		for cfg.StepsPerEpoch <= 0 || step < cfg.StepsPerEpoch {
+			if err := ctx.Err(); err != nil {
+				pass.Close()
+				_ = cbs.each(func(c Callback) error { return c.OnTrainEnd(epochLogs) })
+				return hist, fmt.Errorf("keras: Fit: stopped at epoch %d, batch %d: %w", epoch+1, step, err)
+			}
+			batch, ok := pass.Next()
+			if !ok {
+				break
+			}
+			if err := cbs.each(func(c Callback) error { return c.OnTrainBatchBegin(step, nil) }); err != nil {
+				pass.Close()
+				return hist, err
+			}
+			if _, err := m.run(fn, batch); err != nil {
+				pass.Close()
+				return hist, fmt.Errorf("keras: Fit: epoch %d, batch %d: %w", epoch+1, step, err)
+			}
+			logs := m.logs("")
+			if err := cbs.each(func(c Callback) error { return c.OnTrainBatchEnd(step, logs) }); err != nil {
+				pass.Close()
+				return hist, err
+			}
+			step++
+		}
+		err := pass.Err()
+		pass.Close()
+		if err != nil {
+			return hist, fmt.Errorf("keras: Fit: epoch %d: %w", epoch+1, err)
+		}
+		if step == 0 {
+			return hist, fmt.Errorf("keras: Fit: epoch %d: %w", epoch+1, errEmpty)
+		}
+		epochLogs = m.logs("")
+		if val != nil {
+			vl, err := m.evaluate(ctx, val, cfg.ValidationSteps, nil, 0, nil)
+			if err != nil {
+				return hist, fmt.Errorf("keras: Fit: validation: %w", err)
+			}
+			for _, it := range vl {
+				epochLogs = append(epochLogs, LogItem{Name: "val_" + it.Name, Value: it.Value})
+			}
+		}
+		if err := cbs.each(func(c Callback) error { return c.OnEpochEnd(epoch, epochLogs) }); err != nil {
+			return hist, err
+		}
+	}
+	if err := cbs.each(func(c Callback) error { return c.OnTrainEnd(epochLogs) }); err != nil {
+		return hist, err
+	}
+	return hist, nil
+}
+
+// Evaluate returns the loss and metrics of the model on the data, as
+// model.evaluate(..., return_dict=True), in display order.
+func (m *Model) Evaluate(x any, y *tensor.Dense, cfg EvaluateConfig) (Logs, error) {
+	if !m.compiled {
+		return nil, fmt.Errorf("keras: Evaluate: %w", errNotCompiled)
+	}
+	src, err := toSource("keras: Evaluate", x, y, cfg.BatchSize, false, 0)
+	if err != nil {
+		return nil, err
+	}
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	out := cfg.Out
+	if out == nil {
+		out = os.Stdout
+	}
+	return m.evaluate(ctx, src, cfg.Steps, cfg.Callbacks, verbosity(cfg.Verbose), out)
+}
+
+func (m *Model) evaluate(ctx context.Context, src source, maxSteps int, cbs callbackList, verbose int, out io.Writer) (Logs, error) {
+	m.ResetMetrics()
+	steps := src.Steps()
+	if maxSteps > 0 {
+		steps = maxSteps
+	}
+	for _, c := range cbs {
+		c.SetModel(m)
+		c.SetParams(CallbackParams{Epochs: 1, Steps: steps, Verbose: verbose})
+	}
+	if err := cbs.each(func(c Callback) error { return c.OnTestBegin(nil) }); err != nil {
+		return nil, err
+	}
+	var bar *Progbar
+	if verbose > 0 {
+		bar = NewProgbar(steps, verbose, out)
+	}
+	fn := m.testFunction()
+	pass := src.Pass(ctx, 0)
+	defer pass.Close()
+	step := 0
+	for maxSteps <= 0 || step < maxSteps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		batch, ok := pass.Next()
+		if !ok {
+			break
+		}
+		if err := cbs.each(func(c Callback) error { return c.OnTestBatchBegin(step, nil) }); err != nil {
+			return nil, err
+		}
+		if _, err := m.run(fn, batch); err != nil {
+			return nil, fmt.Errorf("batch %d: %w", step, err)
+		}
+		step++
+		logs := m.logs("")
+		if bar != nil && (steps <= 0 || step < steps) {
+			bar.Update(step, logs, false)
+		}
+		if err := cbs.each(func(c Callback) error { return c.OnTestBatchEnd(step-1, logs) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := pass.Err(); err != nil {
+		return nil, err
+	}
+	if step == 0 {
+		return nil, errEmpty
+	}
+	logs := m.logs("")
+	if bar != nil {
+		bar.Update(step, logs, true)
+	}
+	if err := cbs.each(func(c Callback) error { return c.OnTestEnd(logs) }); err != nil {
+		return nil, err
+	}
+	return logs, nil
+}
+
+// Predict returns the model's output for x (a *tensor.Dense or a dataset
+// whose elements start with the inputs), batch by batch, as model.predict.
+// For models with several outputs use [Model.PredictAll].
+func (m *Model) Predict(x any, cfg PredictConfig) (*tensor.Dense, error) {
+	outs, err := m.PredictAll(x, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return outs[0], nil
+}
+
+// PredictAll returns every output of the model for x.
+func (m *Model) PredictAll(x any, cfg PredictConfig) ([]*tensor.Dense, error) {
+	var src source
+	var err error
+	if d, ok := x.(*tensor.Dense); ok {
+		src, err = newTensorSource("keras: Predict", []*tensor.Dense{d}, cfg.BatchSize, false, 0)
+	} else {
+		src, err = toSource("keras: Predict", x, nil, cfg.BatchSize, false, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	verbose := verbosity(cfg.Verbose)
+	var bar *Progbar
+	if verbose > 0 {
+		bar = NewProgbar(src.Steps(), verbose, cfg.Out)
+	}
+	cbs := callbackList(cfg.Callbacks)
+	for _, c := range cbs {
+		c.SetModel(m)
+	}
+	if err := cbs.each(func(c Callback) error { return c.OnPredictBegin(nil) }); err != nil {
+		return nil, err
+	}
+	fn := m.predictFunction()
+	pass := src.Pass(ctx, 0)
+	defer pass.Close()
+	var acc [][]float32
+	var shapes []ops.Shape
+	rows := 0
+	step := 0
+	for cfg.Steps <= 0 || step < cfg.Steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		batch, ok := pass.Next()
+		if !ok {
+			break
+		}
+		outs, err := m.run(fn, batch[:min(len(batch), m.nInputs())])
+		if err != nil {
+			return nil, fmt.Errorf("keras: Predict: batch %d: %w", step, err)
+		}
+		if acc == nil {
+			acc = make([][]float32, len(outs))
+			shapes = make([]ops.Shape, len(outs))
+		}
+		for i, o := range outs {
+			acc[i] = append(acc[i], o.Data...)
+			shapes[i] = o.Shape
+		}
+		rows += outs[0].Shape[0]
+		step++
+		if bar != nil {
+			bar.Update(step, nil, false)
+		}
+		if err := cbs.each(func(c Callback) error { return c.OnPredictBatchEnd(step-1, nil) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := pass.Err(); err != nil {
+		return nil, fmt.Errorf("keras: Predict: %w", err)
+	}
+	if step == 0 {
+		return nil, fmt.Errorf("keras: Predict: %w", errEmpty)
+	}
+	if bar != nil {
+		bar.Update(step, nil, true)
+	}
+	if err := cbs.each(func(c Callback) error { return c.OnPredictEnd(nil) }); err != nil {
+		return nil, err
+	}
+	res := make([]*tensor.Dense, len(acc))
+	for i := range acc {
+		sh := append([]int{rows}, shapes[i][1:]...)
+		res[i] = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(acc[i]))
+	}
+	return res, nil
+}

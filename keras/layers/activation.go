@@ -1,0 +1,38 @@
+package layers
+
+import (
+	"fmt"
+
+	"github.com/gokeras/gokeras/ops"
+)
+
+// Activation is keras.layers.Activation: applies a named activation.
+type Activation struct {
+	Base
+	act string
+	fn  func(ops.Tensor) ops.Tensor
+}
+
+// NewActivation makes an Activation layer for a Keras activation name.
+func NewActivation(name string, opts ...Option) *Activation {
+	l := &Activation{act: name}
+	l.init("Activation", nil, opts)
+	var err error
+	if l.fn, err = activationFn(name); err != nil && l.err == nil {
+		l.err = fmt.Errorf("layers: Activation %q: %w", l.name, err)
+	}
+	return l
+}
+
+// Build implements Layer.
+func (l *Activation) Build([]ops.Shape) error { l.built = true; return nil }
+
+// Call implements Layer.
+func (l *Activation) Call(in []ops.Tensor, _ bool) ops.Tensor { return activate(l.fn, in[0]) }
+
+// GetConfig implements Layer.
+func (l *Activation) GetConfig() map[string]any {
+	m := l.baseConfig()
+	m["activation"] = actName(l.act)
+	return m
+}

@@ -1,0 +1,164 @@
+package layers
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/gokeras/gokeras/ops"
+)
+
+// Initializer draws a weight's initial value, as keras.initializers do.
+type Initializer interface {
+	// Init returns shape.Size() values drawn with rng.
+	Init(shape ops.Shape, rng *rand.Rand) []float32
+	// Name is the Keras class name, such as "GlorotUniform".
+	Name() string
+}
+
+// fans returns Keras' fan_in and fan_out: for a kernel (..., in, out) the
+// receptive field (the product of the leading dims) times in and out.
+func fans(s ops.Shape) (in, out float64) {
+	switch len(s) {
+	case 0:
+		return 1, 1
+	case 1:
+		return float64(s[0]), float64(s[0])
+	case 2:
+		return float64(s[0]), float64(s[1])
+	}
+	rf := 1
+	for _, d := range s[:len(s)-2] {
+		rf *= d
+	}
+	return float64(s[len(s)-2] * rf), float64(s[len(s)-1] * rf)
+}
+
+type constInit struct {
+	name string
+	v    float32
+}
+
+func (c constInit) Init(s ops.Shape, _ *rand.Rand) []float32 {
+	out := make([]float32, s.Size())
+	for i := range out {
+		out[i] = c.v
+	}
+	return out
+}
+func (c constInit) Name() string { return c.name }
+
+// Zeros initialises to 0.
+func Zeros() Initializer { return constInit{"Zeros", 0} }
+
+// Ones initialises to 1.
+func Ones() Initializer { return constInit{"Ones", 1} }
+
+// Constant initialises to v.
+func Constant(v float32) Initializer { return constInit{"Constant", v} }
+
+type uniformInit struct {
+	name   string
+	lo, hi float64
+	limit  func(fanIn, fanOut float64) float64 // nil: fixed [lo, hi]
+}
+
+func (u uniformInit) Init(s ops.Shape, r *rand.Rand) []float32 {
+	lo, hi := u.lo, u.hi
+	if u.limit != nil {
+		fi, fo := fans(s)
+		l := u.limit(fi, fo)
+		lo, hi = -l, l
+	}
+	out := make([]float32, s.Size())
+	for i := range out {
+		out[i] = float32(lo + (hi-lo)*r.Float64())
+	}
+	return out
+}
+func (u uniformInit) Name() string { return u.name }
+
+type normalInit struct {
+	name      string
+	mean, std float64
+	stddev    func(fanIn, fanOut float64) float64 // nil: fixed std
+	truncated bool
+}
+
+func (n normalInit) Init(s ops.Shape, r *rand.Rand) []float32 {
+	std := n.std
+	if n.stddev != nil {
+		std = n.stddev(fans(s))
+	}
+	out := make([]float32, s.Size())
+	for i := range out {
+		z := r.NormFloat64()
+		// A truncated normal redraws values beyond two standard deviations.
+		for n.truncated && math.Abs(z) > 2 {
+			z = r.NormFloat64()
+		}
+		out[i] = float32(n.mean + std*z)
+	}
+	return out
+}
+func (n normalInit) Name() string { return n.name }
+
+// truncFactor corrects the standard deviation of a normal truncated at two
+// standard deviations, as Keras' VarianceScaling does.
+const truncFactor = 0.87962566103423978
+
+// GlorotUniform draws from U(-l, l) with l = sqrt(6 / (fan_in + fan_out)),
+// Keras' default kernel initializer.
+func GlorotUniform() Initializer {
+	return uniformInit{name: "GlorotUniform", limit: func(fi, fo float64) float64 { return math.Sqrt(6 / (fi + fo)) }}
+}
+
+// GlorotNormal draws from a truncated normal with std sqrt(2 / (fan_in + fan_out)).
+func GlorotNormal() Initializer {
+	return normalInit{name: "GlorotNormal", truncated: true, stddev: func(fi, fo float64) float64 { return math.Sqrt(2/(fi+fo)) / truncFactor }}
+}
+
+// HeNormal draws from a truncated normal with std sqrt(2 / fan_in).
+func HeNormal() Initializer {
+	return normalInit{name: "HeNormal", truncated: true, stddev: func(fi, _ float64) float64 { return math.Sqrt(2/fi) / truncFactor }}
+}
+
+// HeUniform draws from U(-l, l) with l = sqrt(6 / fan_in).
+func HeUniform() Initializer {
+	return uniformInit{name: "HeUniform", limit: func(fi, _ float64) float64 { return math.Sqrt(6 / fi) }}
+}
+
+// RandomNormal draws from N(mean, stddev²); Keras' defaults are 0 and 0.05.
+func RandomNormal(mean, stddev float64) Initializer {
+	return normalInit{name: "RandomNormal", mean: mean, std: stddev}
+}
+
+// RandomUniform draws from U(minval, maxval); Keras' defaults are -0.05 and 0.05.
+func RandomUniform(minval, maxval float64) Initializer {
+	return uniformInit{name: "RandomUniform", lo: minval, hi: maxval}
+}
+
+// GetInitializer resolves a Keras initializer name such as "glorot_uniform",
+// "he_normal", "zeros", "ones", "random_normal", "random_uniform".
+func GetInitializer(name string) (Initializer, error) {
+	switch strings.ToLower(name) {
+	case "glorot_uniform", "glorotuniform":
+		return GlorotUniform(), nil
+	case "glorot_normal", "glorotnormal":
+		return GlorotNormal(), nil
+	case "he_normal", "henormal":
+		return HeNormal(), nil
+	case "he_uniform", "heuniform":
+		return HeUniform(), nil
+	case "zeros":
+		return Zeros(), nil
+	case "ones":
+		return Ones(), nil
+	case "random_normal", "randomnormal":
+		return RandomNormal(0, 0.05), nil
+	case "random_uniform", "randomuniform":
+		return RandomUniform(-0.05, 0.05), nil
+	}
+	return nil, fmt.Errorf("layers: unknown initializer %q", name)
+}

@@ -1,0 +1,238 @@
+package layers
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/gokeras/gokeras/ops"
+)
+
+// Layer is a Keras layer: weights built from the input shape and a
+// computation in a traced step.
+type Layer interface {
+	// Name is the layer's unique name, such as "conv2d_1".
+	Name() string
+	// ClassName is the Keras class name, such as "Conv2D".
+	ClassName() string
+	// Build creates the weights for these input shapes (batch dim -1).
+	// It is called once, before the first Call.
+	Build(inputShapes []ops.Shape) error
+	Built() bool
+	// Call computes the layer's output in a trace. Misuse panics with an
+	// *ops.Error; model boundaries turn it into an error.
+	Call(inputs []ops.Tensor, training bool) ops.Tensor
+	// Weights returns every weight, trainable ones first, as Keras orders them.
+	Weights() []*ops.Variable
+	TrainableWeights() []*ops.Variable
+	NonTrainableWeights() []*ops.Variable
+	Trainable() bool
+	SetTrainable(bool)
+	// RegularizationLosses returns the penalties of the layer's
+	// regularizers, computed in tr.
+	RegularizationLosses(tr *ops.Trace) []ops.Tensor
+	// GetConfig returns the constructor arguments by Keras key.
+	GetConfig() map[string]any
+	// InputShape is the declared input shape (without batch), or nil.
+	InputShape() ops.Shape
+	// Err is the error of the layer's construction, if any.
+	Err() error
+}
+
+// Base implements the bookkeeping every layer shares: name, weights,
+// trainability, regularizers, construction errors. Layers embed it.
+type Base struct {
+	name      string
+	class     string
+	cfg       *config
+	err       error
+	built     bool
+	trainable bool
+	weights   []*ops.Variable
+	regs      map[*ops.Variable]Regularizer
+	rng       *rand.Rand
+}
+
+func (b *Base) init(class string, allowed []string, opts []Option) {
+	b.class = class
+	b.cfg, b.err = newConfig(class, allowed, opts)
+	b.trainable = b.cfg.trainable
+	b.name = b.cfg.name
+	if b.name == "" {
+		b.name = UniqueName(snake(class))
+	}
+	if b.err != nil {
+		b.err = fmt.Errorf("%w (layer %q)", b.err, b.name)
+	}
+	seed := nextSeed()
+	if b.cfg.hasSeed {
+		seed = uint64(b.cfg.seed)
+	}
+	b.rng = rand.New(rand.NewPCG(seed, 0x5851f42d4c957f2d))
+}
+
+// Name implements Layer.
+func (b *Base) Name() string { return b.name }
+
+// ClassName implements Layer.
+func (b *Base) ClassName() string { return b.class }
+
+// Built implements Layer.
+func (b *Base) Built() bool { return b.built }
+
+// Err implements Layer.
+func (b *Base) Err() error { return b.err }
+
+// Trainable implements Layer.
+func (b *Base) Trainable() bool { return b.trainable }
+
+// SetTrainable implements Layer: a frozen layer's weights are non-trainable.
+func (b *Base) SetTrainable(t bool) {
+	b.trainable = t
+	for _, w := range b.weights {
+		w.SetTrainable(t)
+	}
+}
+
+// InputShape implements Layer.
+func (b *Base) InputShape() ops.Shape {
+	if b.cfg == nil || b.cfg.inputShape == nil {
+		return nil
+	}
+	return ops.Shape(b.cfg.inputShape).Clone()
+}
+
+// Weights implements Layer.
+func (b *Base) Weights() []*ops.Variable {
+	return append(b.TrainableWeights(), b.NonTrainableWeights()...)
+}
+
+// TrainableWeights implements Layer.
+func (b *Base) TrainableWeights() []*ops.Variable {
+	var out []*ops.Variable
+	for _, w := range b.weights {
+		if w.Trainable() {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// NonTrainableWeights implements Layer.
+func (b *Base) NonTrainableWeights() []*ops.Variable {
+	var out []*ops.Variable
+	for _, w := range b.weights {
+		if !w.Trainable() {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// RegularizationLosses implements Layer.
+func (b *Base) RegularizationLosses(tr *ops.Trace) []ops.Tensor {
+	var out []ops.Tensor
+	for _, w := range b.weights {
+		if r := b.regs[w]; r != nil {
+			out = append(out, r.Penalty(tr.Read(w)))
+		}
+	}
+	return out
+}
+
+// AddWeight creates a weight named "<layer>/<name>", initialised by init
+// from the layer's seeded random stream, as Keras' add_weight.
+func (b *Base) AddWeight(name string, shape ops.Shape, init Initializer, trainable bool, reg Regularizer) *ops.Variable {
+	v := ops.NewVariable(b.name+"/"+name, shape, init.Init(shape, b.rng), trainable && b.trainable)
+	b.weights = append(b.weights, v)
+	if reg != nil {
+		if b.regs == nil {
+			b.regs = map[*ops.Variable]Regularizer{}
+		}
+		b.regs[v] = reg
+	}
+	return v
+}
+
+// baseConfig returns the config keys every layer reports.
+func (b *Base) baseConfig() map[string]any {
+	m := map[string]any{"name": b.name, "trainable": b.trainable, "dtype": "float32"}
+	if b.cfg != nil && b.cfg.inputShape != nil {
+		bs := append([]any{nil}, intsAny(b.cfg.inputShape)...)
+		m["batch_input_shape"] = bs
+	}
+	return m
+}
+
+func intsAny(v []int) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		out[i] = x
+	}
+	return out
+}
+
+var (
+	namesMu sync.Mutex
+	names   = map[string]int{}
+	seedMu  sync.Mutex
+	seedRng = rand.New(rand.NewPCG(0, 0))
+)
+
+// UniqueName returns prefix the first time, then prefix_1, prefix_2, ...,
+// as Keras names layers and models.
+func UniqueName(prefix string) string {
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	n := names[prefix]
+	names[prefix] = n + 1
+	if n == 0 {
+		return prefix
+	}
+	return fmt.Sprintf("%s_%d", prefix, n)
+}
+
+// ClearSession resets layer name counters, as keras.backend.clear_session.
+func ClearSession() {
+	namesMu.Lock()
+	names = map[string]int{}
+	namesMu.Unlock()
+}
+
+// SetRandomSeed seeds weight initialisation and dropout of layers created
+// afterwards, as keras.utils.set_random_seed.
+func SetRandomSeed(seed uint64) {
+	seedMu.Lock()
+	seedRng = rand.New(rand.NewPCG(seed, 0))
+	seedMu.Unlock()
+}
+
+func nextSeed() uint64 {
+	seedMu.Lock()
+	defer seedMu.Unlock()
+	return seedRng.Uint64()
+}
+
+var (
+	snake1 = regexp.MustCompile(`(.)([A-Z][a-z0-9]+)`)
+	snake2 = regexp.MustCompile(`([a-z])([A-Z])`)
+)
+
+// snake converts a class name to Keras' snake case: Conv2D -> conv2d,
+// MaxPooling2D -> max_pooling2d, ReLU -> re_lu.
+func snake(s string) string {
+	s = snake1.ReplaceAllString(s, "${1}_${2}")
+	return strings.ToLower(snake2.ReplaceAllString(s, "${1}_${2}"))
+}
+
+// checkRank panics with an *ops.Error when the input has the wrong rank.
+func checkRank(l Layer, x ops.Tensor, ranks ...int) {
+	for _, r := range ranks {
+		if x.Rank() == r {
+			return
+		}
+	}
+	panic(&ops.Error{Op: l.ClassName() + " " + l.Name(), Msg: fmt.Sprintf("expected input of rank %v, got shape %v", ranks, x.Shape())})
+}

@@ -1,0 +1,366 @@
+package keras
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/metrics"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
+)
+
+// Model is a Keras model: a graph of layer calls from inputs to outputs,
+// made by [NewSequential] or [NewModel]. A Model is not safe for concurrent
+// use.
+type Model struct {
+	name       string
+	className  string
+	sequential bool
+	pending    []layers.Layer // Sequential layers waiting for an input shape
+
+	inputs  []*layers.KerasTensor
+	outputs []*layers.KerasTensor
+	nodes   []*layers.CallNode // topological order, inputs excluded
+	layers  []layers.Layer     // unique layers in order of first call (no InputLayer)
+
+	compiled    bool
+	optimizer   optimizers.Optimizer
+	loss        losses.Loss
+	metricSpecs []any
+	metrics     []metrics.LabelMetric
+	lossTracker *metrics.Mean
+
+	fns          stepFunctions
+	stopTraining bool
+	// History is the history of the last Fit.
+	History *History
+}
+
+// ModelOption sets a keyword argument of a model constructor.
+type ModelOption func(*Model)
+
+// ModelName names the model (Keras' name=).
+func ModelName(name string) ModelOption { return func(m *Model) { m.name = name } }
+
+// NewSequential makes a Sequential model of ls. If the first layer declares
+// its input shape (layers.WithInputShape) the model is built now; otherwise
+// at the first Fit, Evaluate or Predict, from the data.
+func NewSequential(ls ...layers.Layer) (*Model, error) {
+	m := &Model{className: "Sequential", sequential: true}
+	m.name = layers.UniqueName("sequential")
+	for _, l := range ls {
+		if err := m.Add(l); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// MustSequential is like [NewSequential] but panics on error.
+func MustSequential(ls ...layers.Layer) *Model {
+	m, err := NewSequential(ls...)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// Add appends a layer to a Sequential model.
+func (m *Model) Add(l layers.Layer) error {
+	if !m.sequential {
+		return errors.New("keras: Add: only Sequential models take Add")
+	}
+	if l == nil {
+		return errors.New("keras: Add: nil layer")
+	}
+	if err := l.Err(); err != nil {
+		return err
+	}
+	if m.inputs == nil {
+		m.pending = append(m.pending, l)
+		if s := m.pending[0].InputShape(); s != nil {
+			return m.build(s)
+		}
+		return nil
+	}
+	out := layers.Apply(l, m.outputs[0])
+	if err := out.Err(); err != nil {
+		return fmt.Errorf("keras: %s: %w", m.name, err)
+	}
+	m.outputs = []*layers.KerasTensor{out}
+	return m.index()
+}
+
+// build creates the Sequential model's graph for inputs of shape (without batch).
+func (m *Model) build(shape ops.Shape) error {
+	in := layers.Input(shape)
+	x := in
+	for _, l := range m.pending {
+		x = layers.Apply(l, x)
+	}
+	if err := x.Err(); err != nil {
+		return fmt.Errorf("keras: %s: %w", m.name, err)
+	}
+	m.pending = nil
+	m.inputs = []*layers.KerasTensor{in}
+	m.outputs = []*layers.KerasTensor{x}
+	return m.index()
+}
+
+// NewModel makes a functional model from symbolic inputs to outputs, as
+// keras.Model(inputs, outputs). Errors met while calling layers on the
+// symbolic tensors are returned here.
+func NewModel(inputs, outputs []*layers.KerasTensor, opts ...ModelOption) (*Model, error) {
+	m := &Model{className: "Functional"}
+	for _, o := range opts {
+		o(m)
+	}
+	if m.name == "" {
+		m.name = layers.UniqueName("model")
+	}
+	if len(inputs) == 0 || len(outputs) == 0 {
+		return nil, errors.New("keras: NewModel: needs at least one input and one output")
+	}
+	for _, t := range append(append([]*layers.KerasTensor(nil), inputs...), outputs...) {
+		if t == nil {
+			return nil, errors.New("keras: NewModel: nil tensor")
+		}
+		if err := t.Err(); err != nil {
+			return nil, fmt.Errorf("keras: NewModel: %w", err)
+		}
+	}
+	for _, in := range inputs {
+		if !in.Node().IsInput {
+			return nil, fmt.Errorf("keras: NewModel: input of shape %v does not come from layers.Input", in.Shape())
+		}
+	}
+	m.inputs, m.outputs = inputs, outputs
+	for _, o := range opts {
+		o(m)
+	}
+	return m, m.index()
+}
+
+// index orders the layer calls between inputs and outputs topologically.
+func (m *Model) index() error {
+	isInput := map[*layers.KerasTensor]bool{}
+	for _, in := range m.inputs {
+		isInput[in] = true
+	}
+	seen := map[*layers.CallNode]bool{}
+	var order []*layers.CallNode
+	var visit func(t *layers.KerasTensor) error
+	visit = func(t *layers.KerasTensor) error {
+		n := t.Node()
+		if seen[n] {
+			return nil
+		}
+		seen[n] = true
+		if n.IsInput {
+			if !isInput[t] {
+				return fmt.Errorf("keras: %s: graph disconnected: output depends on input %q that is not among the model's inputs", m.name, n.Layer.Name())
+			}
+			return nil
+		}
+		for _, in := range n.Inputs {
+			if err := visit(in); err != nil {
+				return err
+			}
+		}
+		order = append(order, n)
+		return nil
+	}
+	for _, o := range m.outputs {
+		if err := visit(o); err != nil {
+			return err
+		}
+	}
+	m.nodes = order
+	m.layers = nil
+	have := map[layers.Layer]bool{}
+	for _, n := range order {
+		if !have[n.Layer] {
+			have[n.Layer] = true
+			m.layers = append(m.layers, n.Layer)
+		}
+	}
+	m.fns = stepFunctions{}
+	return nil
+}
+
+// Built reports whether the model knows its input shape and has its weights.
+func (m *Model) Built() bool { return m.inputs != nil }
+
+// Name returns the model's name.
+func (m *Model) Name() string { return m.name }
+
+// Layers returns the model's layers in order (Keras' model.layers; the
+// InputLayer of a functional model first).
+func (m *Model) Layers() []layers.Layer {
+	out := []layers.Layer{}
+	if !m.sequential {
+		for _, in := range m.inputs {
+			out = append(out, in.Node().Layer)
+		}
+	}
+	if m.inputs == nil {
+		return append(out, m.pending...)
+	}
+	return append(out, m.layers...)
+}
+
+// Inputs returns the model's symbolic inputs.
+func (m *Model) Inputs() []*layers.KerasTensor { return m.inputs }
+
+// Outputs returns the model's symbolic outputs.
+func (m *Model) Outputs() []*layers.KerasTensor { return m.outputs }
+
+// Weights returns all weights in Keras order: layer by layer, each layer's
+// trainable weights then its non-trainable ones.
+func (m *Model) Weights() []*ops.Variable {
+	var out []*ops.Variable
+	for _, l := range m.layers {
+		out = append(out, l.Weights()...)
+	}
+	return out
+}
+
+// TrainableVariables returns the weights optimizers update.
+func (m *Model) TrainableVariables() []*ops.Variable {
+	var out []*ops.Variable
+	for _, l := range m.layers {
+		out = append(out, l.TrainableWeights()...)
+	}
+	return out
+}
+
+// NonTrainableVariables returns the weights optimizers leave alone.
+func (m *Model) NonTrainableVariables() []*ops.Variable {
+	var out []*ops.Variable
+	for _, l := range m.layers {
+		out = append(out, l.NonTrainableWeights()...)
+	}
+	return out
+}
+
+// GetWeights returns copies of all weights, as Keras' get_weights.
+func (m *Model) GetWeights() []*tensor.Dense {
+	ws := m.Weights()
+	out := make([]*tensor.Dense, len(ws))
+	for i, w := range ws {
+		out[i] = tensor.New(tensor.WithShape(w.Shape()...), tensor.WithBacking(w.Numpy()))
+	}
+	return out
+}
+
+// SetWeights sets all weights from ws, in GetWeights' order.
+func (m *Model) SetWeights(ws []*tensor.Dense) error {
+	vars := m.Weights()
+	if len(ws) != len(vars) {
+		return fmt.Errorf("keras: SetWeights: model %s has %d weights, got %d", m.name, len(vars), len(ws))
+	}
+	for i, v := range vars {
+		val, err := ops.ValueOf(ws[i])
+		if err != nil {
+			return fmt.Errorf("keras: SetWeights: %s: %w", v.Name(), err)
+		}
+		if !val.Shape.Equal(v.Shape()) {
+			return fmt.Errorf("keras: SetWeights: %s has shape %v, got %v", v.Name(), v.Shape(), val.Shape)
+		}
+		if err := v.Assign(val.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Call computes the model in a trace on inputs (one per model input) and
+// returns its outputs: `model(x, training=...)` inside a traced step.
+// Shape misuse panics with an *ops.Error that Fit, Function and the other
+// boundaries return as an error.
+func (m *Model) Call(inputs []ops.Tensor, training bool) []ops.Tensor {
+	if m.inputs == nil && len(inputs) == 1 {
+		if err := m.build(inputs[0].Shape()[1:]); err != nil {
+			panic(&ops.Error{Op: m.name, Msg: err.Error()})
+		}
+	}
+	if len(inputs) != len(m.inputs) {
+		panic(&ops.Error{Op: m.name, Msg: fmt.Sprintf("model takes %d inputs, got %d", len(m.inputs), len(inputs))})
+	}
+	vals := map[*layers.KerasTensor]ops.Tensor{}
+	for i, in := range m.inputs {
+		want, got := in.Shape(), inputs[i].Shape()
+		if !shapeMatches(want, got) {
+			panic(&ops.Error{Op: m.name, Msg: fmt.Sprintf("input %d (%q) expects shape %v, got %v", i, in.Node().Layer.Name(), want, got)})
+		}
+		vals[in] = inputs[i]
+	}
+	for _, n := range m.nodes {
+		args := make([]ops.Tensor, len(n.Inputs))
+		for i, in := range n.Inputs {
+			args[i] = vals[in]
+		}
+		vals[n.Output] = callLayer(n.Layer, args, training)
+	}
+	out := make([]ops.Tensor, len(m.outputs))
+	for i, o := range m.outputs {
+		out[i] = vals[o]
+	}
+	return out
+}
+
+// callLayer calls l, naming the layer in any *ops.Error it raises.
+func callLayer(l layers.Layer, args []ops.Tensor, training bool) ops.Tensor {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(*ops.Error); ok {
+				shapes := make([]ops.Shape, len(args))
+				for i, a := range args {
+					shapes[i] = a.Shape()
+				}
+				panic(&ops.Error{Op: fmt.Sprintf("layer %q (%s)", l.Name(), l.ClassName()), Msg: fmt.Sprintf("input shape %v: %v", shapes, e)})
+			}
+			panic(r)
+		}
+	}()
+	return l.Call(args, training)
+}
+
+// Forward is Call for a model with one input and one output:
+// `predictions = model(images, training=True)`.
+func (m *Model) Forward(x ops.Tensor, training bool) ops.Tensor {
+	return m.Call([]ops.Tensor{x}, training)[0]
+}
+
+// shapeMatches compares a symbolic shape (-1 matches anything) to a concrete one.
+func shapeMatches(want, got ops.Shape) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	for i := range want {
+		if want[i] >= 0 && want[i] != got[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// RegularizationLosses returns the layers' regularization penalties in tr
+// (Keras' model.losses).
+func (m *Model) RegularizationLosses(tr *ops.Trace) []ops.Tensor {
+	var out []ops.Tensor
+	for _, l := range m.layers {
+		out = append(out, l.RegularizationLosses(tr)...)
+	}
+	return out
+}
+
+// StopTraining asks Fit to stop after the current epoch (Keras'
+// model.stop_training = True), for callbacks such as EarlyStopping.
+func (m *Model) StopTraining() { m.stopTraining = true }
+
+// Optimizer returns the compiled optimizer.
+func (m *Model) Optimizer() optimizers.Optimizer { return m.optimizer }
