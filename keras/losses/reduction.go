@@ -1,0 +1,96 @@
+package losses
+
+import (
+	"fmt"
+
+	"github.com/gokeras/gokeras/ops"
+)
+
+// ReductionKind says how [Loss.Call] reduces the per-example losses.
+type ReductionKind string
+
+// The reductions of Keras.
+const (
+	// ReductionSumOverBatchSize is the mean: the sum of the per-example
+	// loss elements divided by their number. It is the default.
+	ReductionSumOverBatchSize ReductionKind = "sum_over_batch_size"
+	// ReductionSum is the sum of the per-example loss elements.
+	ReductionSum ReductionKind = "sum"
+	// ReductionNone keeps the per-example losses.
+	ReductionNone ReductionKind = "none"
+)
+
+// Valid reports whether r is one of the reductions above.
+func (r ReductionKind) Valid() bool {
+	switch r {
+	case ReductionSumOverBatchSize, ReductionSum, ReductionNone:
+		return true
+	}
+	return false
+}
+
+// ParseReduction returns the reduction named s, as Keras configs spell it.
+// Keras 2's "auto" means [ReductionSumOverBatchSize].
+func ParseReduction(s string) (ReductionKind, error) {
+	if s == "auto" {
+		return ReductionSumOverBatchSize, nil
+	}
+	if r := ReductionKind(s); r.Valid() {
+		return r, nil
+	}
+	return "", fmt.Errorf("losses: invalid reduction %q: want %q, %q or %q",
+		s, ReductionSumOverBatchSize, ReductionSum, ReductionNone)
+}
+
+// Reduce applies reduction r to per-example losses: a scalar for
+// [ReductionSumOverBatchSize] and [ReductionSum], perExample itself for
+// [ReductionNone]. An invalid r panics with an [*ops.Error].
+func Reduce(perExample ops.Tensor, r ReductionKind) ops.Tensor {
+	const op = "losses: Reduce"
+	if perExample.IsNone() {
+		panic(&ops.Error{Op: op, Msg: "none tensor as per-example losses"})
+	}
+	switch r {
+	case ReductionSumOverBatchSize:
+		return ops.Mean(perExample, false)
+	case ReductionSum:
+		return ops.Sum(perExample, false)
+	case ReductionNone:
+		return perExample
+	}
+	panic(&ops.Error{Op: op, Msg: fmt.Sprintf("invalid reduction %q", string(r))})
+}
+
+// ComputeAverageLoss returns sum(perExample) / globalBatchSize, the loss a
+// replica contributes when replicas' gradients are summed: with N replicas
+// each holding globalBatchSize/N examples, the summed gradients are those of
+// the mean over the global batch (tf.nn.compute_average_loss without sample
+// weights). globalBatchSize <= 0 panics with an [*ops.Error].
+func ComputeAverageLoss(perExample ops.Tensor, globalBatchSize int) ops.Tensor {
+	const op = "losses: ComputeAverageLoss"
+	if perExample.IsNone() {
+		panic(&ops.Error{Op: op, Msg: "none tensor as per-example losses"})
+	}
+	if globalBatchSize <= 0 {
+		panic(&ops.Error{Op: op, Msg: fmt.Sprintf("global batch size must be positive, got %d (per-example losses of shape %v)", globalBatchSize, perExample.Shape())})
+	}
+	return ops.Scale(ops.Sum(perExample, false), float32(1/float64(globalBatchSize)))
+}
+
+// ScaleRegularizationLoss returns loss / numReplicas, so that a
+// regularization loss added on every replica counts once when the
+// replicas' gradients are summed (tf.nn.scale_regularization_loss).
+// numReplicas <= 0 panics with an [*ops.Error].
+func ScaleRegularizationLoss(loss ops.Tensor, numReplicas int) ops.Tensor {
+	const op = "losses: ScaleRegularizationLoss"
+	if loss.IsNone() {
+		panic(&ops.Error{Op: op, Msg: "none tensor as loss"})
+	}
+	if numReplicas <= 0 {
+		panic(&ops.Error{Op: op, Msg: fmt.Sprintf("number of replicas must be positive, got %d", numReplicas)})
+	}
+	if numReplicas == 1 {
+		return loss
+	}
+	return ops.Scale(loss, float32(1/float64(numReplicas)))
+}

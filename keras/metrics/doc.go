@@ -1,0 +1,41 @@
+// Package metrics holds the Keras metrics of gokeras: stateful objects that
+// accumulate, in float64, over the batches of an epoch and report a result.
+//
+// # Overview
+//
+// Every metric implements [Metric] (Name, Result, ResetState, GetConfig).
+// Metrics of labels and predictions, the kind Compile accepts, implement
+// [LabelMetric]; [Get] looks them up by their Keras names, and [AccuracyFor]
+// resolves "accuracy" from shapes the way Keras' compile does. [Mean]
+// averages arbitrary values, such as losses.
+//
+// # Traced steps
+//
+// A metric is updated in two ways. Update (and Mean's UpdateScalar) takes
+// concrete values now. UpdateState takes symbolic tensors while a step is
+// traced and registers an [ops.Hook] that calls Update with their values
+// after every replay of the compiled program:
+//
+//	acc := metrics.NewSparseCategoricalAccuracy()
+//	acc.UpdateState(labels, probs) // while tracing
+//	// ... each program run updates acc ...
+//	fmt.Println(acc.Name(), acc.Result())
+//
+// Replicas run their hooks concurrently, one goroutine each, so every
+// metric guards its state with a mutex; the result over replicas is the
+// result over the union of their examples.
+//
+// # Weighting
+//
+// Label metrics are means over examples (the first axis): each example
+// weighs the same whatever the size of its batch, and an example with
+// several positions or outputs counts the mean of their values. Mean weighs
+// every element of the values it is given.
+//
+// # Errors
+//
+// Shapes that do not fit make Update return an error naming the metric and
+// both shapes, and make UpdateState panic with an [*ops.Error] (recovered
+// into an error at the model boundary). Constructors panic with an
+// [*ops.Error] on options the metric does not take.
+package metrics

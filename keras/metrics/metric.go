@@ -1,0 +1,418 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gokeras/gokeras/ops"
+)
+
+// Metric is a stateful Keras metric: it accumulates over updates and reports
+// a float64 result until ResetState. Metrics are safe for concurrent use:
+// replicas update them from their own goroutines.
+type Metric interface {
+	// Name is the metric's display name, the key of its result in logs.
+	Name() string
+	// Result is the metric's current value; 0 before any update.
+	Result() float64
+	// ResetState forgets every update.
+	ResetState()
+	// GetConfig returns the metric's Keras config (name, dtype, and the
+	// metric's own keys such as threshold).
+	GetConfig() map[string]any
+}
+
+// LabelMetric is a metric of (y_true, y_pred) pairs, the kind Compile
+// accepts.
+type LabelMetric interface {
+	Metric
+	// UpdateState registers, in the trace of yTrue and yPred, a hook that
+	// calls Update with their values after each replay. Shapes that do not
+	// fit panic with an [*ops.Error].
+	UpdateState(yTrue, yPred ops.Tensor)
+	// Update accumulates concrete labels and predictions now. It returns
+	// an error naming the metric and both shapes when they do not fit.
+	Update(yTrue, yPred ops.Value) error
+}
+
+// Option configures a metric. Options a metric has no use for make its
+// constructor panic with an [*ops.Error], as Keras rejects unknown
+// arguments.
+type Option func(*config)
+
+type config struct {
+	name           string
+	threshold      float64
+	fromLogits     bool
+	labelSmoothing float64
+	set            []string
+}
+
+func (c *config) mark(key string) {
+	if !slices.Contains(c.set, key) {
+		c.set = append(c.set, key)
+	}
+}
+
+// Name sets the metric's display name. An empty name keeps the default.
+func Name(name string) Option {
+	return func(c *config) {
+		if name != "" {
+			c.name = name
+		}
+		c.mark("name")
+	}
+}
+
+// Threshold sets the value above which BinaryAccuracy counts a prediction
+// as 1 (default 0.5).
+func Threshold(t float64) Option {
+	return func(c *config) { c.threshold = t; c.mark("threshold") }
+}
+
+// FromLogits says whether the predictions the crossentropy metrics see are
+// logits (true) or probabilities (false, the default).
+func FromLogits(b bool) Option {
+	return func(c *config) { c.fromLogits = b; c.mark("from_logits") }
+}
+
+// LabelSmoothing in [0, 1] smooths the labels of the categorical and binary
+// crossentropy metrics as the losses of the same name do (default 0).
+func LabelSmoothing(ls float64) Option {
+	return func(c *config) { c.labelSmoothing = ls; c.mark("label_smoothing") }
+}
+
+// newConfig applies opts over the defaults, panicking on options kind does
+// not take and on invalid values.
+func newConfig(kind, defaultName string, allowed []string, opts []Option) config {
+	c := config{name: defaultName, threshold: 0.5}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	for _, k := range c.set {
+		if k != "name" && !slices.Contains(allowed, k) {
+			fail(kind, "option %s does not apply to %s", k, kind)
+		}
+	}
+	if math.IsNaN(c.threshold) || math.IsInf(c.threshold, 0) {
+		fail(kind, "threshold %v is not a finite number", c.threshold)
+	}
+	if !(c.labelSmoothing >= 0 && c.labelSmoothing <= 1) {
+		fail(kind, "label_smoothing %v is not in [0, 1]", c.labelSmoothing)
+	}
+	return c
+}
+
+func fail(kind, format string, args ...any) {
+	panic(&ops.Error{Op: "metrics: " + kind, Msg: fmt.Sprintf(format, args...)})
+}
+
+// meanState is a weighted running mean in float64, safe for concurrent use.
+type meanState struct {
+	mu           sync.Mutex
+	total, count float64
+}
+
+func (s *meanState) add(total, count float64) {
+	s.mu.Lock()
+	s.total += total
+	s.count += count
+	s.mu.Unlock()
+}
+
+// Result is total / count, or 0 while count is 0.
+func (s *meanState) Result() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.count == 0 {
+		return 0
+	}
+	return s.total / s.count
+}
+
+// ResetState zeroes the running totals.
+func (s *meanState) ResetState() {
+	s.mu.Lock()
+	s.total, s.count = 0, 0
+	s.mu.Unlock()
+}
+
+// addUpdateHook registers run to be called with the values of inputs after
+// every replay of their trace.
+func addUpdateHook(kind, name string, inputs []ops.Tensor, run func(vals []ops.Value) error) {
+	for _, in := range inputs {
+		if in.IsNone() {
+			fail(kind, "none tensor as input")
+		}
+		if in.Trace() != inputs[0].Trace() {
+			fail(kind, "inputs %v and %v are from different traces", inputs[0].Shape(), in.Shape())
+		}
+	}
+	inputs[0].Trace().AddHook(ops.Hook{
+		Name:   "metrics: " + name,
+		Inputs: slices.Clone(inputs),
+		Run:    func(_ ops.ReplicaContext, vals []ops.Value) error { return run(vals) },
+	})
+}
+
+// data returns v's elements, or an error if it holds fewer than its shape
+// says.
+func data(what string, v ops.Value) ([]float32, error) {
+	n := v.Shape.Size()
+	if len(v.Data) < n {
+		return nil, fmt.Errorf("%s of shape %v hold %d values, want %d", what, v.Shape, len(v.Data), n)
+	}
+	return v.Data[:n], nil
+}
+
+// labelMetric is the state and plumbing shared by the metrics of labels
+// and predictions: each is the mean over examples of a per-example value.
+type labelMetric struct {
+	meanState
+	kind string // Keras class name, for errors
+	name string
+	// check reports whether labels of shape ts fit predictions of shape ps.
+	check func(ts, ps ops.Shape) error
+	// eval returns the sum of the metric's values over units (elements or
+	// rows of the predictions), their number, and the number of examples
+	// they belong to (the first axis of the units' shape, 1 for a single
+	// unit), so that each example weighs the same.
+	eval  func(yTrue, yPred []float32, ts, ps ops.Shape) (sum float64, units, examples int, err error)
+	extra map[string]any
+}
+
+func (m *labelMetric) init(kind string, c config, check func(ts, ps ops.Shape) error,
+	eval func(yTrue, yPred []float32, ts, ps ops.Shape) (float64, int, int, error), extra map[string]any) {
+	m.kind, m.name, m.check, m.eval, m.extra = kind, c.name, check, eval, extra
+}
+
+// Name implements [Metric].
+func (m *labelMetric) Name() string { return m.name }
+
+// GetConfig implements [Metric].
+func (m *labelMetric) GetConfig() map[string]any {
+	c := map[string]any{"name": m.name, "dtype": "float32"}
+	for k, v := range m.extra {
+		c[k] = v
+	}
+	return c
+}
+
+// UpdateState implements [LabelMetric].
+func (m *labelMetric) UpdateState(yTrue, yPred ops.Tensor) {
+	if yTrue.IsNone() || yPred.IsNone() {
+		fail(m.kind, "none tensor as labels or predictions")
+	}
+	if err := m.check(yTrue.Shape(), yPred.Shape()); err != nil {
+		fail(m.kind, "%v", err)
+	}
+	addUpdateHook(m.kind, m.name, []ops.Tensor{yTrue, yPred}, func(v []ops.Value) error { return m.Update(v[0], v[1]) })
+}
+
+// Update implements [LabelMetric].
+func (m *labelMetric) Update(yTrue, yPred ops.Value) error {
+	t, err := data("labels", yTrue)
+	if err != nil {
+		return fmt.Errorf("metrics: %s: %w", m.name, err)
+	}
+	p, err := data("predictions", yPred)
+	if err != nil {
+		return fmt.Errorf("metrics: %s: %w", m.name, err)
+	}
+	if err := m.check(yTrue.Shape, yPred.Shape); err != nil {
+		return fmt.Errorf("metrics: %s: %w", m.name, err)
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	s, units, examples, err := m.eval(t, p, yTrue.Shape, yPred.Shape)
+	if err != nil {
+		return fmt.Errorf("metrics: %s: %w", m.name, err)
+	}
+	if units > 0 {
+		m.add(s*float64(examples)/float64(units), float64(examples))
+	}
+	return nil
+}
+
+// examplesOf is the number of examples in units of shape s: its first
+// dimension, or 1 for a scalar.
+func examplesOf(s ops.Shape) int {
+	if len(s) == 0 {
+		return 1
+	}
+	return s[0]
+}
+
+// trailingOne reports whether a is b with an extra trailing axis of size 1.
+func trailingOne(a, b ops.Shape) bool {
+	return len(a) == len(b)+1 && a[len(b)] == 1 && a[:len(b)].Equal(b)
+}
+
+// sameShape accepts equal shapes and shapes that differ by a trailing axis
+// of size 1 ((N,) against (N, 1)), which are compared element by element.
+func sameShape(ts, ps ops.Shape) error {
+	if ts.Equal(ps) || trailingOne(ts, ps) || trailingOne(ps, ts) {
+		return nil
+	}
+	return fmt.Errorf("labels of shape %v do not match predictions of shape %v", ts, ps)
+}
+
+// sparseShape accepts class-id labels for predictions (..., C): labels of
+// shape (...) or (..., 1).
+func sparseShape(ts, ps ops.Shape) error {
+	if len(ps) == 0 {
+		return fmt.Errorf("predictions must have a class axis, got a scalar (labels of shape %v)", ts)
+	}
+	want := ps[:len(ps)-1]
+	if ts.Equal(want) || trailingOne(ts, want) {
+		return nil
+	}
+	return fmt.Errorf("labels of shape %v do not match predictions of shape %v: want labels of shape %v or %v",
+		ts, ps, want, append(want.Clone(), 1))
+}
+
+// categoricalShape accepts labels of the predictions' shape, with a class
+// axis.
+func categoricalShape(ts, ps ops.Shape) error {
+	if len(ps) == 0 {
+		return fmt.Errorf("predictions must have a class axis, got a scalar (labels of shape %v)", ts)
+	}
+	return sameShape(ts, ps)
+}
+
+// rows splits predictions of shape ps into rows of the last axis: their
+// number, length, and the number of examples.
+func rows(ps ops.Shape) (n, c, examples int) {
+	c = ps[len(ps)-1]
+	if c == 0 {
+		return 0, 0, 0
+	}
+	return ps.Size() / c, c, examplesOf(ps[:len(ps)-1])
+}
+
+// argmax returns the index of the first maximum of x, as tf.argmax.
+func argmax(x []float32) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// classOf converts a float32 class id to an index in [0, n).
+func classOf(label float32, n int) (int, error) {
+	k := int(label)
+	if float32(k) != label || k < 0 || k >= n {
+		return 0, fmt.Errorf("label %v is not a class id in [0, %d)", label, n)
+	}
+	return k, nil
+}
+
+var (
+	_ LabelMetric = (*Accuracy)(nil)
+	_ LabelMetric = (*SparseCategoricalAccuracy)(nil)
+	_ LabelMetric = (*CategoricalAccuracy)(nil)
+	_ LabelMetric = (*BinaryAccuracy)(nil)
+	_ LabelMetric = (*MeanSquaredError)(nil)
+	_ LabelMetric = (*MeanAbsoluteError)(nil)
+	_ LabelMetric = (*SparseCategoricalCrossentropy)(nil)
+	_ LabelMetric = (*CategoricalCrossentropy)(nil)
+	_ LabelMetric = (*BinaryCrossentropy)(nil)
+	_ LabelMetric = (*MeanMetricWrapper)(nil)
+	_ Metric      = (*Mean)(nil)
+)
+
+var registry = map[string]func(...Option) LabelMetric{
+	"accuracy":                        func(o ...Option) LabelMetric { return NewAccuracy(o...) },
+	"sparse_categorical_accuracy":     func(o ...Option) LabelMetric { return NewSparseCategoricalAccuracy(o...) },
+	"categorical_accuracy":            func(o ...Option) LabelMetric { return NewCategoricalAccuracy(o...) },
+	"binary_accuracy":                 func(o ...Option) LabelMetric { return NewBinaryAccuracy(o...) },
+	"mean_squared_error":              func(o ...Option) LabelMetric { return NewMeanSquaredError(o...) },
+	"mean_absolute_error":             func(o ...Option) LabelMetric { return NewMeanAbsoluteError(o...) },
+	"sparse_categorical_crossentropy": func(o ...Option) LabelMetric { return NewSparseCategoricalCrossentropy(o...) },
+	"categorical_crossentropy":        func(o ...Option) LabelMetric { return NewCategoricalCrossentropy(o...) },
+	"binary_crossentropy":             func(o ...Option) LabelMetric { return NewBinaryCrossentropy(o...) },
+}
+
+var aliases = map[string]string{
+	"acc":                           "accuracy",
+	"Accuracy":                      "accuracy",
+	"SparseCategoricalAccuracy":     "sparse_categorical_accuracy",
+	"CategoricalAccuracy":           "categorical_accuracy",
+	"BinaryAccuracy":                "binary_accuracy",
+	"mse":                           "mean_squared_error",
+	"MSE":                           "mean_squared_error",
+	"MeanSquaredError":              "mean_squared_error",
+	"mae":                           "mean_absolute_error",
+	"MAE":                           "mean_absolute_error",
+	"MeanAbsoluteError":             "mean_absolute_error",
+	"SparseCategoricalCrossentropy": "sparse_categorical_crossentropy",
+	"CategoricalCrossentropy":       "categorical_crossentropy",
+	"BinaryCrossentropy":            "binary_crossentropy",
+}
+
+// Get returns a new metric by its Keras name ("accuracy",
+// "sparse_categorical_accuracy", "categorical_accuracy", "binary_accuracy",
+// "mean_squared_error", "mean_absolute_error",
+// "sparse_categorical_crossentropy", "categorical_crossentropy",
+// "binary_crossentropy"), class name ("SparseCategoricalAccuracy", ...) or
+// alias ("acc", "mse", "MSE", "mae", "MAE"), configured by opts. The metric
+// keeps its Keras default name (Get("mse") is "mean_squared_error") unless
+// opts include Name.
+//
+// Get("accuracy") is the elementwise [Accuracy], as keras.metrics.get
+// returns; to resolve "accuracy" from the shapes of labels and predictions
+// the way Keras' compile does, use [AccuracyFor].
+func Get(name string, opts ...Option) (m LabelMetric, err error) {
+	key := name
+	if a, ok := aliases[name]; ok {
+		key = a
+	}
+	ctor, ok := registry[key]
+	if !ok {
+		known := make([]string, 0, len(registry)+len(aliases))
+		for k := range registry {
+			known = append(known, k)
+		}
+		for k := range aliases {
+			known = append(known, k)
+		}
+		slices.Sort(known)
+		return nil, fmt.Errorf("metrics: unknown metric %q (known: %s)", name, strings.Join(known, ", "))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*ops.Error)
+			if !ok {
+				panic(r)
+			}
+			m, err = nil, e
+		}
+	}()
+	return ctor(opts...), nil
+}
+
+// AccuracyFor returns the accuracy Keras' compile picks for "accuracy" from
+// the shapes of labels and predictions: BinaryAccuracy when predictions
+// have one column (or are a vector), SparseCategoricalAccuracy when labels
+// have fewer axes than predictions or a last axis of 1, and
+// CategoricalAccuracy otherwise. Its name is "accuracy" unless opts say
+// otherwise.
+func AccuracyFor(yTrue, yPred ops.Shape, opts ...Option) LabelMetric {
+	opts = append([]Option{Name("accuracy")}, opts...)
+	switch {
+	case len(yPred) <= 1 || yPred[len(yPred)-1] == 1:
+		return NewBinaryAccuracy(opts...)
+	case len(yTrue) < len(yPred) || len(yTrue) > 0 && yTrue[len(yTrue)-1] == 1:
+		return NewSparseCategoricalAccuracy(opts...)
+	}
+	return NewCategoricalAccuracy(opts...)
+}

@@ -1,0 +1,75 @@
+package optimizers
+
+import "math"
+
+// Adam is Keras' Adam: adaptive moment estimation with bias correction
+// folded into the step size ("epsilon hat" form).
+//
+// With t the 1-based step: alpha = lr*sqrt(1-β2^t)/(1-β1^t);
+// m += (g-m)(1-β1); v += (g²-v)(1-β2); w -= alpha*m/(sqrt(v)+ε), where with
+// AMSGrad v is replaced by its running maximum.
+type Adam struct{ base }
+
+var _ Optimizer = (*Adam)(nil)
+
+var adamKeys = []string{"beta_1", "beta_2", "epsilon", "amsgrad"}
+
+func adamDefaults(name string) config {
+	return config{name: name, lr: 0.001, beta1: 0.9, beta2: 0.999, epsilon: 1e-7}
+}
+
+// NewAdam returns an Adam optimizer. Defaults as in Keras: LearningRate(0.001),
+// Beta1(0.9), Beta2(0.999), Epsilon(1e-7), Amsgrad(false), Name("adam").
+func NewAdam(opts ...Option) *Adam {
+	o := &Adam{}
+	o.init(o, build(adamDefaults("adam"), adamKeys, opts))
+	return o
+}
+
+func (o *Adam) slotNames() []string { return adamSlots(&o.cfg) }
+
+func (o *Adam) update(w, g []float32, slots [][]float32, lr float64, step int64) {
+	adamUpdate(&o.cfg, w, g, slots, lr, step)
+}
+
+func (o *Adam) addConfig(m map[string]any) { adamConfig(&o.cfg, m) }
+
+// adamSlots: the running maximum exists only for AMSGrad.
+func adamSlots(c *config) []string {
+	if c.amsgrad {
+		return []string{"momentum", "velocity", "velocity_hat"}
+	}
+	return []string{"momentum", "velocity"}
+}
+
+// adamUpdate is shared with AdamW, whose decay base applies beforehand.
+// Scalars are computed in float64, the per-element loop in float32.
+func adamUpdate(c *config, w, g []float32, slots [][]float32, lr float64, step int64) {
+	t := float64(step)
+	alpha := float32(lr * math.Sqrt(1-math.Pow(c.beta2, t)) / (1 - math.Pow(c.beta1, t)))
+	c1 := float32(1 - c.beta1)
+	c2 := float32(1 - c.beta2)
+	eps := float32(c.epsilon)
+	m, v := slots[0], slots[1]
+	var vhat []float32
+	if c.amsgrad {
+		vhat = slots[2]
+	}
+	for j, x := range g {
+		m[j] += (x - m[j]) * c1
+		v[j] += (x*x - v[j]) * c2
+		den := v[j]
+		if vhat != nil {
+			vhat[j] = max(vhat[j], v[j])
+			den = vhat[j]
+		}
+		w[j] -= m[j] * alpha / (sqrt32(den) + eps)
+	}
+}
+
+func adamConfig(c *config, m map[string]any) {
+	m["beta_1"] = c.beta1
+	m["beta_2"] = c.beta2
+	m["epsilon"] = c.epsilon
+	m["amsgrad"] = c.amsgrad
+}
