@@ -186,6 +186,8 @@ func (p *Program) InputShapes() []ops.Shape {
 	return out
 }
 
+type oneReplica = Single
+
 // Run replays the program on inputs (one per placeholder, shapes as traced;
 // the data is read in place, not copied), runs the hooks with rc, and
 // returns the outputs. Returned values alias the program's buffers and are
@@ -197,14 +199,14 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 	for i, in := range inputs {
 		b := p.inputs[i]
 		if !in.Shape.Equal(p.shapes[b]) || len(in.Data) < p.shapes[b].Size() {
-			return nil, fmt.Errorf("engine: input %d has shape %v, traced with %v", i, in.Shape, p.shapes[b])
+			return nil, fmt.Errorf("engine: input %d has shape %v (%d values), traced with %v", i, in.Shape, len(in.Data), p.shapes[b])
 		}
-		p.bufs[b] = in.Data
+		p.bufs[b] = in.Data[:p.shapes[b].Size()]
 	}
-	replica := 0
-	if rc != nil {
-		replica = rc.ReplicaID()
+	if rc == nil {
+		rc = oneReplica{}
 	}
+	replica := rc.ReplicaID()
 	for i, v := range p.vars {
 		p.bufs[p.varBufs[i]] = v.Data(replica)
 	}

@@ -86,13 +86,14 @@ func (m *Model) resolveMetrics(yTrue, yPred ops.Shape) error {
 		case metrics.LabelMetric:
 			m.metrics = append(m.metrics, s)
 		case string:
-			name := strings.ToLower(s)
 			var mt metrics.LabelMetric
 			var err error
-			if name == "accuracy" || name == "acc" {
-				mt = accuracyFor(yTrue, yPred, s)
+			if name := strings.ToLower(s); name == "accuracy" || name == "acc" {
+				// Keras resolves "accuracy" by the shapes of labels and
+				// predictions, and logs it under the name the user gave.
+				mt = metrics.AccuracyFor(yTrue, yPred, metrics.Name(s))
 			} else {
-				mt, err = metrics.Get(name)
+				mt, err = metrics.Get(s, metrics.Name(s))
 			}
 			if err != nil {
 				return fmt.Errorf("keras: Compile: %w", err)
@@ -101,25 +102,6 @@ func (m *Model) resolveMetrics(yTrue, yPred ops.Shape) error {
 		}
 	}
 	return nil
-}
-
-// accuracyFor picks Keras' accuracy for these shapes: binary when the
-// prediction has one unit, sparse categorical when labels are class ids,
-// categorical otherwise.
-func accuracyFor(yTrue, yPred ops.Shape, name string) metrics.LabelMetric {
-	last := func(s ops.Shape) int {
-		if len(s) == 0 {
-			return 1
-		}
-		return s[len(s)-1]
-	}
-	switch {
-	case last(yPred) == 1:
-		return metrics.NewBinaryAccuracy(metrics.Name(name))
-	case len(yTrue) < len(yPred) || (last(yTrue) == 1 && last(yPred) > 1):
-		return metrics.NewSparseCategoricalAccuracy(metrics.Name(name))
-	}
-	return metrics.NewCategoricalAccuracy(metrics.Name(name))
 }
 
 // Metrics returns the compiled metrics (after the first step), the loss

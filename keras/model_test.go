@@ -125,7 +125,7 @@ func TestFitLearns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Compile(keras.CompileConfig{Optimizer: "adam", Loss: losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true)), Metrics: []any{"accuracy"}}); err != nil {
+	if err := m.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(0.02)), Loss: losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true)), Metrics: []any{"accuracy"}}); err != nil {
 		t.Fatal(err)
 	}
 	x, y := synthetic(300, 2)

@@ -36,7 +36,7 @@ func NewProgbar(target, verbose int, out io.Writer) *Progbar {
 	if out == nil {
 		out = os.Stdout
 	}
-	return &Progbar{Target: target, Verbose: verbose, Out: out, Dynamic: isTerminal(out), Interval: 50 * time.Millisecond, now: time.Now}
+	return &Progbar{Target: target, Verbose: verbose, Out: out, Dynamic: isTerminal(out), Interval: 50 * time.Millisecond, now: time.Now, start: time.Now()}
 }
 
 func isTerminal(w io.Writer) bool {

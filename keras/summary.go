@@ -150,7 +150,9 @@ func printRow(w io.Writer, fields []string, pos []int) {
 				cutoff = best
 				fit = fit[:cutoff]
 			}
-			line.WriteString(" ")
+			if col == 0 {
+				line.WriteString(" ")
+			}
 			line.WriteString(fit)
 			line.WriteString(strings.Repeat(" ", space))
 			if cutoff > len(left[col]) {

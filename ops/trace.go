@@ -94,8 +94,8 @@ func (tr *Trace) Input(name string, shape Shape) Tensor {
 // Inputs returns the placeholders in creation order.
 func (tr *Trace) Inputs() []Tensor { return tr.inputs }
 
-// Read returns the tensor for variable v in this trace, binding v's copy
-// for this trace's replica.
+// Read returns the tensor for variable v in this trace. The executor binds
+// the copy of the replica it runs for (its ReplicaContext's id).
 func (tr *Trace) Read(v *Variable) Tensor {
 	if n, ok := tr.vars[v]; ok {
 		return tr.wrap(n)

@@ -35,7 +35,7 @@ func (m *Mean) UpdateState(values ops.Tensor) {
 func (m *Mean) Update(values ops.Value, weight float64) error {
 	d, err := data("values", values)
 	if err != nil {
-		return fmt.Errorf("metrics: %s: %w", m.name, err)
+		return &updateError{m.name, err}
 	}
 	var s float64
 	for _, v := range d {
@@ -87,7 +87,7 @@ func (m *MeanMetricWrapper) UpdateState(yTrue, yPred ops.Tensor) {
 func (m *MeanMetricWrapper) Update(yTrue, yPred ops.Value) error {
 	vals, err := m.fn(yTrue, yPred)
 	if err != nil {
-		return fmt.Errorf("metrics: %s: labels %v, predictions %v: %w", m.name, yTrue.Shape, yPred.Shape, err)
+		return &updateError{m.name, fmt.Errorf("labels %v, predictions %v: %w", yTrue.Shape, yPred.Shape, err)}
 	}
 	var s float64
 	for _, v := range vals {

@@ -156,9 +156,26 @@ func addUpdateHook(kind, name string, inputs []ops.Tensor, run func(vals []ops.V
 	inputs[0].Trace().AddHook(ops.Hook{
 		Name:   "metrics: " + name,
 		Inputs: slices.Clone(inputs),
-		Run:    func(_ ops.ReplicaContext, vals []ops.Value) error { return run(vals) },
+		Run: func(_ ops.ReplicaContext, vals []ops.Value) error {
+			err := run(vals)
+			if ue, ok := err.(*updateError); ok {
+				// The hook's name already says which metric failed.
+				return ue.err
+			}
+			return err
+		},
 	})
 }
+
+// updateError is an error of Update: err prefixed by the metric's name.
+type updateError struct {
+	name string
+	err  error
+}
+
+func (e *updateError) Error() string { return "metrics: " + e.name + ": " + e.err.Error() }
+
+func (e *updateError) Unwrap() error { return e.err }
 
 // data returns v's elements, or an error if it holds fewer than its shape
 // says.
@@ -218,21 +235,21 @@ func (m *labelMetric) UpdateState(yTrue, yPred ops.Tensor) {
 func (m *labelMetric) Update(yTrue, yPred ops.Value) error {
 	t, err := data("labels", yTrue)
 	if err != nil {
-		return fmt.Errorf("metrics: %s: %w", m.name, err)
+		return &updateError{m.name, err}
 	}
 	p, err := data("predictions", yPred)
 	if err != nil {
-		return fmt.Errorf("metrics: %s: %w", m.name, err)
+		return &updateError{m.name, err}
 	}
 	if err := m.check(yTrue.Shape, yPred.Shape); err != nil {
-		return fmt.Errorf("metrics: %s: %w", m.name, err)
+		return &updateError{m.name, err}
 	}
 	if len(p) == 0 {
 		return nil
 	}
 	s, units, examples, err := m.eval(t, p, yTrue.Shape, yPred.Shape)
 	if err != nil {
-		return fmt.Errorf("metrics: %s: %w", m.name, err)
+		return &updateError{m.name, err}
 	}
 	if units > 0 {
 		m.add(s*float64(examples)/float64(units), float64(examples))

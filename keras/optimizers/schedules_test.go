@@ -40,6 +40,9 @@ func TestPiecewiseConstantDecay(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSchedule(t, s, map[int64]float64{0: 1, 10: 1, 11: 0.5, 20: 0.5, 21: 0.1, 1000: 0.1})
+	if c := s.GetConfig(); s.Name() != "PiecewiseConstantDecay" || fmt.Sprint(c["boundaries"], c["values"]) != "[10 20] [1 0.5 0.1]" {
+		t.Errorf("%s config %v", s.Name(), c)
+	}
 	if _, err := PiecewiseConstantDecay([]int64{10, 20}, []float64{1, 0.5}); err == nil {
 		t.Error("2 values for 2 boundaries accepted")
 	}
