@@ -136,16 +136,64 @@ var errNotCompiled = errors.New("you must compile your model before training/tes
 
 // ComputeLoss returns the compiled loss of predictions against labels plus
 // the model's regularization losses, in a trace: Keras' compute_loss.
+//
+// In a step of Fit (on any number of replicas) the loss is scaled for
+// distribution: a sum_over_batch_size loss is summed over this replica's
+// examples and divided by the global batch size, and regularization is
+// divided by the number of replicas, so the gradients summed across
+// replicas are those of one replica on the whole batch.
 func (m *Model) ComputeLoss(yTrue, yPred ops.Tensor) ops.Tensor {
+	loss, _ := m.computeLoss(yTrue, yPred)
+	return loss
+}
+
+// computeLoss returns the loss to differentiate and the value to report
+// (this replica's mean loss plus regularization, which the loss tracker
+// weights by the local batch size).
+func (m *Model) computeLoss(yTrue, yPred ops.Tensor) (loss, report ops.Tensor) {
 	if m.loss == nil {
 		panic(&ops.Error{Op: m.name, Msg: "no loss: compile the model with a loss"})
 	}
-	loss := m.loss.Call(yTrue, yPred)
-	if len(loss.Shape()) != 0 {
-		loss = ops.Mean(loss, false)
+	tr := yPred.Trace()
+	var reg ops.Tensor
+	for _, r := range m.RegularizationLosses(tr) {
+		if reg.IsNone() {
+			reg = r
+		} else {
+			reg = ops.Add(reg, r)
+		}
 	}
-	for _, r := range m.RegularizationLosses(yPred.Trace()) {
-		loss = ops.Add(loss, r)
+	plus := func(a, b ops.Tensor) ops.Tensor {
+		if b.IsNone() {
+			return a
+		}
+		return ops.Add(a, b)
 	}
-	return loss
+	scale, scaled := tr.Attr(lossScaleKey{}).(ops.Tensor)
+	if !scaled || m.loss.GetReduction() == losses.ReductionSum {
+		l := m.loss.Call(yTrue, yPred)
+		if len(l.Shape()) != 0 {
+			l = ops.Mean(l, false)
+		}
+		if scaled {
+			n, _ := tr.Attr(numReplicasKey{}).(int)
+			return plus(l, scaleReg(reg, n)), plus(l, reg)
+		}
+		return plus(l, reg), plus(l, reg)
+	}
+	per := m.loss.PerExample(yTrue, yPred)
+	batch := max(yPred.Shape()[0], 1)
+	perExample := float32(per.Shape().Size()) / float32(batch) // loss elements per example
+	sum := ops.Sum(per, false)
+	n, _ := tr.Attr(numReplicasKey{}).(int)
+	loss = plus(ops.Scale(ops.Mul(sum, scale), 1/perExample), scaleReg(reg, n))
+	report = plus(ops.Scale(sum, 1/(perExample*float32(batch))), reg)
+	return loss, report
+}
+
+func scaleReg(reg ops.Tensor, n int) ops.Tensor {
+	if reg.IsNone() || n <= 1 {
+		return reg
+	}
+	return ops.Scale(reg, 1/float32(n))
 }

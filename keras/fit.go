@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/ops"
 	"gorgonia.org/tensor"
 )
@@ -78,9 +77,9 @@ type PredictConfig struct {
 }
 
 // stepFunctions are the model's traced steps (tf.function'd train_step,
-// test_step and predict_step).
+// test_step and predict_step), one per replica.
 type stepFunctions struct {
-	train, test, predict *engine.Function
+	train, test, predict replicaFunctions
 }
 
 func (m *Model) nInputs() int { return max(len(m.inputs), 1) }
@@ -107,14 +106,17 @@ func (m *Model) ensureBuilt(batch []ops.Value) error {
 	return m.build(batch[0].Shape[1:])
 }
 
-func (m *Model) trainFunction() *engine.Function {
-	if m.fns.train != nil {
-		return m.fns.train
+func (m *Model) trainFunction() replicaFunctions {
+	if m.fns.train == nil {
+		n := m.strategy.NumReplicasInSync()
+		m.fns.train = newReplicaFunctions(n, m.name+".train_step", true, func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
+			// The last input is 1/global_batch, for the loss (see ComputeLoss).
+			tr.SetAttr(lossScaleKey{}, in[len(in)-1])
+			tr.SetAttr(numReplicasKey{}, n)
+			loss, err := m.TrainStep(in[:len(in)-1])
+			return []ops.Tensor{loss}, err
+		})
 	}
-	m.fns.train = &engine.Function{Name: m.name + ".train_step", Training: true, Fn: func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
-		loss, err := m.TrainStep(in)
-		return []ops.Tensor{loss}, err
-	}}
 	return m.fns.train
 }
 
@@ -131,7 +133,7 @@ func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
 	if err := m.resolveMetrics(y.Shape(), pred.Shape()); err != nil {
 		return ops.Tensor{}, err
 	}
-	loss := m.ComputeLoss(y, pred)
+	loss, report := m.computeLoss(y, pred)
 	vars := m.TrainableVariables()
 	grads, err := ops.Gradients(loss, vars)
 	if err != nil {
@@ -140,7 +142,7 @@ func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
 	if err := m.optimizer.ApplyGradients(grads, vars); err != nil {
 		return ops.Tensor{}, err
 	}
-	m.trackLoss(loss, y.Shape()[0])
+	m.trackLoss(report, y.Shape()[0])
 	for _, mt := range m.metrics {
 		mt.UpdateState(y, pred)
 	}
@@ -177,32 +179,23 @@ func (m *Model) TestStep(in []ops.Tensor) (ops.Tensor, error) {
 	return loss, nil
 }
 
-func (m *Model) testFunction() *engine.Function {
+func (m *Model) testFunction() replicaFunctions {
 	if m.fns.test == nil {
-		m.fns.test = &engine.Function{Name: m.name + ".test_step", Fn: func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
+		m.fns.test = newReplicaFunctions(m.strategy.NumReplicasInSync(), m.name+".test_step", false, func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
 			loss, err := m.TestStep(in)
 			return []ops.Tensor{loss}, err
-		}}
+		})
 	}
 	return m.fns.test
 }
 
-func (m *Model) predictFunction() *engine.Function {
+func (m *Model) predictFunction() replicaFunctions {
 	if m.fns.predict == nil {
-		m.fns.predict = &engine.Function{Name: m.name + ".predict_step", Fn: func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
+		m.fns.predict = newReplicaFunctions(m.strategy.NumReplicasInSync(), m.name+".predict_step", false, func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
 			return m.Call(in[:m.nInputs()], false), nil
-		}}
+		})
 	}
 	return m.fns.predict
-}
-
-// run calls a step function on one batch, turning trace-time panics into errors.
-func (m *Model) run(f *engine.Function, batch []ops.Value) (outs []ops.Value, err error) {
-	defer guard(f.Name, &err)
-	if err := m.ensureBuilt(batch); err != nil {
-		return nil, err
-	}
-	return f.Call(engine.Single{}, batch)
 }
 
 // Fit trains the model, as model.fit. x is a *tensor.Dense with labels y,
@@ -213,6 +206,9 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 	}
 	if m.loss == nil {
 		return nil, errors.New("keras: Fit: the model was compiled without a loss")
+	}
+	if err := m.checkMirrored(); err != nil {
+		return nil, fmt.Errorf("keras: Fit: %w", err)
 	}
 	ctx := cfg.Context
 	if ctx == nil {
@@ -296,7 +292,7 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 				pass.Close()
 				return hist, err
 			}
-			if _, err := m.run(fn, batch); err != nil {
+			if _, err := m.runReplicated(fn, batch, true); err != nil {
 				pass.Close()
 				return hist, fmt.Errorf("keras: Fit: epoch %d, batch %d: %w", epoch+1, step, err)
 			}
@@ -388,7 +384,7 @@ func (m *Model) evaluate(ctx context.Context, src source, maxSteps int, cbs call
 		if err := cbs.each(func(c Callback) error { return c.OnTestBatchBegin(step, nil) }); err != nil {
 			return nil, err
 		}
-		if _, err := m.run(fn, batch); err != nil {
+		if _, err := m.runReplicated(fn, batch, false); err != nil {
 			return nil, fmt.Errorf("batch %d: %w", step, err)
 		}
 		step++
@@ -470,19 +466,25 @@ func (m *Model) PredictAll(x any, cfg PredictConfig) ([]*tensor.Dense, error) {
 		if !ok {
 			break
 		}
-		outs, err := m.run(fn, batch[:min(len(batch), m.nInputs())])
+		perReplica, err := m.runReplicated(fn, batch[:min(len(batch), m.nInputs())], false)
 		if err != nil {
 			return nil, fmt.Errorf("keras: Predict: batch %d: %w", step, err)
 		}
-		if acc == nil {
-			acc = make([][]float32, len(outs))
-			shapes = make([]ops.Shape, len(outs))
+		// Replicas hold consecutive slices of the batch: concatenate in order.
+		for _, outs := range perReplica {
+			if outs == nil {
+				continue
+			}
+			if acc == nil {
+				acc = make([][]float32, len(outs))
+				shapes = make([]ops.Shape, len(outs))
+			}
+			for i, o := range outs {
+				acc[i] = append(acc[i], o.Data...)
+				shapes[i] = o.Shape
+			}
+			rows += outs[0].Shape[0]
 		}
-		for i, o := range outs {
-			acc[i] = append(acc[i], o.Data...)
-			shapes[i] = o.Shape
-		}
-		rows += outs[0].Shape[0]
 		step++
 		if bar != nil {
 			bar.Update(step, nil, false)

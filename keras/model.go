@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
 	"github.com/gokeras/gokeras/keras/metrics"
@@ -34,6 +35,7 @@ type Model struct {
 	lossTracker *metrics.Mean
 
 	fns          stepFunctions
+	strategy     engine.Strategy
 	stopTraining bool
 	// History is the history of the last Fit.
 	History *History
@@ -49,7 +51,7 @@ func ModelName(name string) ModelOption { return func(m *Model) { m.name = name 
 // its input shape (layers.WithInputShape) the model is built now; otherwise
 // at the first Fit, Evaluate or Predict, from the data.
 func NewSequential(ls ...layers.Layer) (*Model, error) {
-	m := &Model{className: "Sequential", sequential: true}
+	m := &Model{className: "Sequential", sequential: true, strategy: engine.CurrentStrategy()}
 	m.name = layers.UniqueName("sequential")
 	for _, l := range ls {
 		if err := m.Add(l); err != nil {
@@ -96,6 +98,9 @@ func (m *Model) Add(l layers.Layer) error {
 
 // build creates the Sequential model's graph for inputs of shape (without batch).
 func (m *Model) build(shape ops.Shape) error {
+	// Weights made now belong to the strategy the model was created under,
+	// as Keras builds a model under its distribution strategy.
+	defer engine.EnterScope(m.strategy)()
 	in := layers.Input(shape)
 	x := in
 	for _, l := range m.pending {
@@ -114,7 +119,7 @@ func (m *Model) build(shape ops.Shape) error {
 // keras.Model(inputs, outputs). Errors met while calling layers on the
 // symbolic tensors are returned here.
 func NewModel(inputs, outputs []*layers.KerasTensor, opts ...ModelOption) (*Model, error) {
-	m := &Model{className: "Functional"}
+	m := &Model{className: "Functional", strategy: engine.CurrentStrategy()}
 	for _, o := range opts {
 		o(m)
 	}
@@ -361,6 +366,21 @@ func (m *Model) RegularizationLosses(tr *ops.Trace) []ops.Tensor {
 // StopTraining asks Fit to stop after the current epoch (Keras'
 // model.stop_training = True), for callbacks such as EarlyStopping.
 func (m *Model) StopTraining() { m.stopTraining = true }
+
+// Strategy returns the distribution strategy the model was created under.
+func (m *Model) Strategy() engine.Strategy { return m.strategy }
+
+// checkMirrored verifies every weight has one copy per replica of the
+// model's strategy: a layer built outside the strategy's scope has one.
+func (m *Model) checkMirrored() error {
+	n := m.strategy.NumReplicasInSync()
+	for _, v := range m.Weights() {
+		if v.Replicas() != n {
+			return fmt.Errorf("variable %q has %d copies but the model's strategy has %d replicas: it was created outside strategy.Scope(); create the model's layers inside the scope", v.Name(), v.Replicas(), n)
+		}
+	}
+	return nil
+}
 
 // Optimizer returns the compiled optimizer.
 func (m *Model) Optimizer() optimizers.Optimizer { return m.optimizer }

@@ -28,6 +28,11 @@ type Hook struct {
 	Name   string
 	Inputs []Tensor
 	Run    func(rc ReplicaContext, vals []Value) error
+	// Empty, if set, runs instead of Run on a replica that got no data
+	// this step (the end of an uneven dataset), so that collectives stay
+	// matched: an optimizer all-reduces zeros and applies the same update.
+	// It must not use state of the replica that traced the hook.
+	Empty func(rc ReplicaContext) error
 }
 
 // Trace records one traced step: the graph and what it reads and updates.
@@ -43,10 +48,22 @@ type Trace struct {
 	varOrder []*Variable
 	inputs   []Tensor
 	hooks    []Hook
-	dropouts []*Op
 	counter  int
 	differed bool
+	attrs    map[any]any
 }
+
+// SetAttr attaches a value to the trace under key, for cooperating
+// packages (keras stores the distributed loss scale here).
+func (tr *Trace) SetAttr(key, value any) {
+	if tr.attrs == nil {
+		tr.attrs = map[any]any{}
+	}
+	tr.attrs[key] = value
+}
+
+// Attr returns the value stored under key, or nil.
+func (tr *Trace) Attr(key any) any { return tr.attrs[key] }
 
 // NewTrace starts a trace. training selects training behaviour of layers
 // (dropout, batch statistics); replica selects which copy of mirrored

@@ -32,8 +32,17 @@ func NewVariable(name string, shape Shape, init []float32, trainable bool) *Vari
 	}
 	v := &Variable{id: varCounter.Add(1), name: name, shape: shape.Clone(), trainable: trainable}
 	v.copies = [][]float32{append([]float32(nil), init...)}
+	if n := ReplicasInScope(); n > 1 {
+		v.Mirror(n)
+	}
 	return v
 }
+
+// ReplicasInScope reports how many replicas the distribution strategy in
+// scope has (1 outside any scope). Package engine sets it; variables made
+// while a strategy is in scope are mirrored, one copy per replica, as in
+// TensorFlow.
+var ReplicasInScope = func() int { return 1 }
 
 // Name returns the variable's name, such as "dense/kernel".
 func (v *Variable) Name() string { return v.name }

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gokeras/gokeras/ops"
@@ -12,10 +13,20 @@ import (
 type ReLU struct{ Base }
 
 // NewReLU makes a ReLU layer. Options: WithMaxValue, WithNegativeSlope,
-// WithThreshold.
+// WithThreshold; as in Keras, none of them may be negative.
 func NewReLU(opts ...Option) *ReLU {
 	l := &ReLU{}
 	l.init("ReLU", []string{"max_value", "negative_slope", "threshold"}, opts)
+	c := l.cfg
+	for _, a := range []struct {
+		key string
+		v   float64
+	}{{"max_value", c.maxValue}, {"negative_slope", c.alpha}, {"threshold", c.threshold}} {
+		// The unset max_value is stored as -1 (no cap).
+		if c.set[a.key] && !(a.v >= 0) && l.err == nil {
+			l.err = fmt.Errorf("layers: ReLU %q: %s cannot be negative, got %v", l.name, a.key, a.v)
+		}
+	}
 	return l
 }
 

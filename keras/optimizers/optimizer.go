@@ -346,6 +346,18 @@ func (b *base) ApplyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
 			}
 			return b.update(rc.ReplicaID(), scratch, keptVars, slots)
 		},
+		Empty: func(rc ops.ReplicaContext) error {
+			// A replica without data contributes zero gradients and
+			// applies the same update; its scratch is its own.
+			zeros := make([][]float32, len(keptVars))
+			for i, v := range keptVars {
+				zeros[i] = make([]float32, v.Shape().Size())
+			}
+			if err := rc.AllReduceSum(zeros); err != nil {
+				return fmt.Errorf("optimizers: %s: all-reduce: %w", b.cfg.name, err)
+			}
+			return b.update(rc.ReplicaID(), zeros, keptVars, slots)
+		},
 	})
 	return nil
 }

@@ -1,0 +1,159 @@
+package distribute_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gokeras/gokeras/distribute"
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"gorgonia.org/tensor"
+)
+
+func devices(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("/cpu:%d", i)
+	}
+	return out
+}
+
+func images(n, h, w int, seed uint64) (*tensor.Dense, *tensor.Dense) {
+	r := rand.New(rand.NewPCG(seed, 3))
+	x := make([]float32, n*h*w)
+	for i := range x {
+		x[i] = r.Float32()
+	}
+	y := make([]float32, n)
+	for i := range y {
+		y[i] = float32(r.IntN(10))
+	}
+	return tensor.New(tensor.WithShape(n, h, w, 1), tensor.WithBacking(x)), tensor.New(tensor.WithShape(n), tensor.WithBacking(y))
+}
+
+// cnn is the tutorial's model.
+func cnn() ([]layers.Layer, error) {
+	return []layers.Layer{
+		layers.NewConv2D(32, 3, layers.WithActivation("relu"), layers.WithInputShape(28, 28, 1)),
+		layers.NewMaxPooling2D(),
+		layers.NewConv2D(64, 3, layers.WithActivation("relu")),
+		layers.NewMaxPooling2D(),
+		layers.NewFlatten(),
+		layers.NewDense(128, layers.WithActivation("relu")),
+		layers.NewDense(10),
+	}, nil
+}
+
+// trainMirrored fits the CNN with n replicas on the same data and returns
+// its model.
+func trainMirrored(t *testing.T, n int, x, y *tensor.Dense) *keras.Model {
+	t.Helper()
+	s, err := distribute.NewMirroredStrategy(devices(n)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers.SetRandomSeed(42)
+	exit := s.Scope()
+	ls, _ := cnn()
+	m, err := keras.NewSequential(ls...)
+	if err == nil {
+		err = m.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(), Loss: losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true)), Metrics: []any{"accuracy"}})
+	}
+	exit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.NumReplicasInSync(); got != n {
+		t.Fatalf("NumReplicasInSync = %d, want %d", got, n)
+	}
+	// 33 examples in batches of 10: steps of 10, 10, 10 and 3, so 3 and 4
+	// replicas get uneven parts and with 4 the last step leaves one empty.
+	if _, err := m.Fit(x, y, keras.FitConfig{Epochs: 2, BatchSize: 10, Seed: 5, Verbose: keras.VerboseSilent}); err != nil {
+		t.Fatalf("%d replicas: %v", n, err)
+	}
+	return m
+}
+
+func TestMirroredEquivalence(t *testing.T) {
+	if err := distribute.SetLogicalCPUs(4); err != nil {
+		t.Fatal(err)
+	}
+	x, y := images(33, 28, 28, 9)
+	ref := trainMirrored(t, 1, x, y)
+	refW := ref.Weights()
+	for n := 2; n <= 4; n++ {
+		m := trainMirrored(t, n, x, y)
+		for i, v := range m.Weights() {
+			if v.Replicas() != n {
+				t.Fatalf("%d replicas: %s has %d copies", n, v.Name(), v.Replicas())
+			}
+			for r := 1; r < n; r++ {
+				a, b := v.Data(0), v.Data(r)
+				for j := range a {
+					if math.Float32bits(a[j]) != math.Float32bits(b[j]) {
+						t.Fatalf("%d replicas: %s copy %d differs from copy 0 at %d: %v vs %v", n, v.Name(), r, j, b[j], a[j])
+					}
+				}
+			}
+			if d := relDiff(v.Data(0), refW[i].Data(0)); d > 1e-5 {
+				t.Errorf("%d replicas: %s differs from 1 replica by %.3g (relative)", n, v.Name(), d)
+			}
+		}
+		for k, want := range ref.History.History {
+			got := m.History.History[k]
+			for e := range want {
+				if math.Abs(got[e]-want[e]) > 1e-5*math.Max(1, math.Abs(want[e])) {
+					t.Errorf("%d replicas: history %s[%d] = %v, 1 replica: %v", n, k, e, got[e], want[e])
+				}
+			}
+		}
+	}
+}
+
+// relDiff is max|a-b| / max|b|.
+func relDiff(a, b []float32) float64 {
+	var d, s float64
+	for i := range a {
+		d = math.Max(d, math.Abs(float64(a[i])-float64(b[i])))
+		s = math.Max(s, math.Abs(float64(b[i])))
+	}
+	if s == 0 {
+		return d
+	}
+	return d / s
+}
+
+func TestLayerOutsideScope(t *testing.T) {
+	if err := distribute.SetLogicalCPUs(2); err != nil {
+		t.Fatal(err)
+	}
+	s, err := distribute.NewMirroredStrategy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Built outside the scope: one copy of each weight.
+	dense := layers.NewDense(3, layers.WithInputShape(4))
+	if err := layers.Apply(dense, layers.Input([]int{4})).Err(); err != nil {
+		t.Fatal(err)
+	}
+	exit := s.Scope()
+	m, err := keras.NewSequential(dense)
+	exit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(keras.CompileConfig{Optimizer: "sgd", Loss: "mse"}); err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.New(tensor.WithShape(4, 4), tensor.WithBacking(make([]float32, 16)))
+	y := tensor.New(tensor.WithShape(4, 3), tensor.WithBacking(make([]float32, 12)))
+	_, err = m.Fit(x, y, keras.FitConfig{Verbose: keras.VerboseSilent})
+	if err == nil || !strings.Contains(err.Error(), "outside strategy.Scope()") {
+		t.Errorf("got %v, want an error about the scope", err)
+	}
+}

@@ -1,0 +1,117 @@
+package keras
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// Keys of trace attributes set by the distributed step.
+type (
+	lossScaleKey   struct{}
+	numReplicasKey struct{}
+)
+
+// replicaFunctions is one traced step per replica: each replica owns its
+// graph, program and buffers (gorgonia graphs are not thread-safe).
+type replicaFunctions []*engine.Function
+
+func newReplicaFunctions(n int, name string, training bool, fn engine.StepFunc) replicaFunctions {
+	fs := make(replicaFunctions, n)
+	for r := range fs {
+		fs[r] = &engine.Function{Name: name, Training: training, Replica: r, Seed: uint64(r) + 1, Fn: fn}
+	}
+	return fs
+}
+
+// splitBatch cuts a global batch into n per-replica batches along dim 0,
+// balanced as tf.distribute does (sizes differ by at most one, the larger
+// first). Replicas past the end get nil. The parts are views, not copies.
+func splitBatch(batch []ops.Value, n int) ([][]ops.Value, error) {
+	if len(batch) == 0 || len(batch[0].Shape) == 0 {
+		return nil, fmt.Errorf("cannot split a batch without a batch dimension")
+	}
+	b := batch[0].Shape[0]
+	for i, v := range batch {
+		if len(v.Shape) == 0 || v.Shape[0] != b {
+			return nil, fmt.Errorf("batch component %d has shape %v; every component needs the batch size %d first", i, v.Shape, b)
+		}
+	}
+	parts := make([][]ops.Value, n)
+	lo := 0
+	for r := 0; r < n; r++ {
+		size := b / n
+		if r < b%n {
+			size++
+		}
+		if size == 0 {
+			continue
+		}
+		part := make([]ops.Value, len(batch))
+		for i, v := range batch {
+			row := v.Shape[1:].Size()
+			sh := append(ops.Shape{size}, v.Shape[1:]...)
+			part[i] = ops.Value{Shape: sh, Data: v.Data[lo*row : (lo+size)*row]}
+		}
+		parts[r] = part
+		lo += size
+	}
+	return parts, nil
+}
+
+// runReplicated runs one global batch: split across replicas, each
+// replica's program traced (sequentially: tracing touches shared model
+// state), then all replicas run concurrently under the strategy. With
+// scale, every replica also gets the scalar 1/global_batch as its last
+// input so losses average over the global batch. It returns each
+// replica's outputs (nil for replicas that got no data).
+func (m *Model) runReplicated(fns replicaFunctions, batch []ops.Value, scale bool) (outs [][]ops.Value, err error) {
+	defer guard(fns[0].Name, &err)
+	if err := m.ensureBuilt(batch); err != nil {
+		return nil, err
+	}
+	n := len(fns)
+	parts, err := splitBatch(batch, n)
+	if err != nil {
+		return nil, err
+	}
+	if scale {
+		inv := ops.Value{Shape: ops.Shape{}, Data: []float32{1 / float32(batch[0].Shape[0])}}
+		for r := range parts {
+			if parts[r] != nil {
+				parts[r] = append(parts[r], inv)
+			}
+		}
+	}
+	progs := make([]*engine.Program, n)
+	for r, part := range parts {
+		if part == nil {
+			continue
+		}
+		shapes := make([]ops.Shape, len(part))
+		for i, v := range part {
+			shapes[i] = v.Shape
+		}
+		if progs[r], err = fns[r].Program(shapes); err != nil {
+			return nil, err
+		}
+	}
+	outs = make([][]ops.Value, n)
+	var mu sync.Mutex
+	err = m.strategy.RunReplicas(func(rc ops.ReplicaContext) error {
+		r := rc.ReplicaID()
+		if parts[r] == nil {
+			// No data for this replica: run the hooks' empty variants (an
+			// optimizer all-reduces zeros) from replica 0's program.
+			return progs[0].RunEmpty(rc)
+		}
+		o, err := progs[r].Run(rc, parts[r])
+		mu.Lock()
+		outs[r] = o
+		mu.Unlock()
+		return err
+	})
+	return outs, err
+}
