@@ -33,7 +33,11 @@ type Function struct {
 	Fn       StepFunc
 	Training bool
 	Replica  int
-	Seed     uint64
+	// Replicas is the number of replicas running the step (0 means 1).
+	Replicas int
+	// Attrs are set on every trace (ops.Trace.SetAttr) before fn runs.
+	Attrs map[any]any
+	Seed  uint64
 
 	mu    sync.Mutex
 	cache map[string]*Program
@@ -71,6 +75,10 @@ func (f *Function) Program(shapes []ops.Shape) (p *Program, err error) {
 		}
 	}()
 	tr := ops.NewTrace(f.Training, f.Replica, f.Seed+uint64(f.Traces)*0x632be59bd9b4e019)
+	tr.SetNumReplicas(f.Replicas)
+	for k, v := range f.Attrs {
+		tr.SetAttr(k, v)
+	}
 	ins := make([]ops.Tensor, len(shapes))
 	for i, s := range shapes {
 		ins[i] = tr.Input(fmt.Sprint("arg", i), s)

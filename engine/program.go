@@ -208,8 +208,12 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 	}
 	replica := rc.ReplicaID()
 	for i, v := range p.vars {
+		if replica >= v.Replicas() {
+			return nil, fmt.Errorf("engine: variable %q has %d copies, none for replica %d: it was created outside the strategy's scope", v.Name(), v.Replicas(), replica)
+		}
 		p.bufs[p.varBufs[i]] = v.Data(replica)
 	}
+	p.trace.BindReplicaContext(rc)
 	var cur *step
 	defer func() {
 		if r := recover(); r != nil {

@@ -80,6 +80,15 @@ func (p *Program) Hooks() []ops.Hook {
 // RunEmpty runs the Empty variant of every hook of p for a replica that got
 // no data this step.
 func (p *Program) RunEmpty(rc ops.ReplicaContext) error {
+	// The other replicas meet the graph's collectives first, in step
+	// order; this replica contributes zeros to each.
+	for _, st := range p.steps {
+		if st.kind == kindOp && st.op.Kind() == "AllReduceSum" {
+			if err := rc.AllReduceSum([][]float32{make([]float32, st.shape.Size())}); err != nil {
+				return err
+			}
+		}
+	}
 	for _, h := range p.hooks {
 		if h.hook.Empty != nil {
 			if err := h.hook.Empty(rc); err != nil {

@@ -21,7 +21,7 @@ type replicaFunctions []*engine.Function
 func newReplicaFunctions(n int, name string, training bool, fn engine.StepFunc) replicaFunctions {
 	fs := make(replicaFunctions, n)
 	for r := range fs {
-		fs[r] = &engine.Function{Name: name, Training: training, Replica: r, Seed: uint64(r) + 1, Fn: fn}
+		fs[r] = &engine.Function{Name: name, Training: training, Replica: r, Replicas: n, Seed: uint64(r) + 1, Fn: fn}
 	}
 	return fs
 }
@@ -85,7 +85,21 @@ func (m *Model) runReplicated(fns replicaFunctions, batch []ops.Value, scale boo
 			}
 		}
 	}
+	return runReplicas(m.strategy, fns, parts)
+}
+
+// runReplicas runs one step on every replica of s: fns[r] on parts[r]
+// (nil: that replica got no data). Programs are traced first, in replica
+// order and on this goroutine (tracing touches shared model state); then
+// the replicas run concurrently. It returns each replica's outputs, which
+// alias the programs' buffers until their next run.
+func runReplicas(s engine.Strategy, fns replicaFunctions, parts [][]ops.Value) (outs [][]ops.Value, err error) {
+	n := len(fns)
+	if len(parts) != n || s.NumReplicasInSync() != n {
+		return nil, fmt.Errorf("inputs for %d replicas, functions for %d, strategy with %d", len(parts), n, s.NumReplicasInSync())
+	}
 	progs := make([]*engine.Program, n)
+	first := -1
 	for r, part := range parts {
 		if part == nil {
 			continue
@@ -97,15 +111,22 @@ func (m *Model) runReplicated(fns replicaFunctions, batch []ops.Value, scale boo
 		if progs[r], err = fns[r].Program(shapes); err != nil {
 			return nil, err
 		}
+		if first < 0 {
+			first = r
+		}
+	}
+	if first < 0 {
+		return nil, fmt.Errorf("no replica got data")
 	}
 	outs = make([][]ops.Value, n)
 	var mu sync.Mutex
-	err = m.strategy.RunReplicas(func(rc ops.ReplicaContext) error {
+	err = s.RunReplicas(func(rc ops.ReplicaContext) error {
 		r := rc.ReplicaID()
 		if parts[r] == nil {
-			// No data for this replica: run the hooks' empty variants (an
-			// optimizer all-reduces zeros) from replica 0's program.
-			return progs[0].RunEmpty(rc)
+			// No data for this replica: run the collectives and the hooks'
+			// empty variants (an optimizer all-reduces zeros) of a
+			// replica that has data.
+			return progs[first].RunEmpty(rc)
 		}
 		o, err := progs[r].Run(rc, parts[r])
 		mu.Lock()

@@ -3,6 +3,7 @@ package keras
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/ops"
@@ -37,18 +38,36 @@ func (t *GradientTape) Gradient(target ops.Tensor, vars []*ops.Variable) ([]ops.
 }
 
 // Function is tf.function for custom loops: fn is traced once per input
-// shape into a graph and replayed on each Call.
+// shape (and per replica, when a strategy runs it) into a graph and
+// replayed on each call.
 type Function struct {
-	fn *engine.Function
+	fn  func(inputs []ops.Tensor) ([]ops.Tensor, error)
+	mu  sync.Mutex
+	fns map[int]replicaFunctions // by replica count
 }
 
 // NewFunction wraps a step. fn receives symbolic inputs and returns the
 // tensors to fetch; the hooks it registers (optimizer updates, metrics)
 // run after every replay.
 func NewFunction(fn func(inputs []ops.Tensor) ([]ops.Tensor, error)) *Function {
-	return &Function{fn: &engine.Function{Name: "function", Training: true, Fn: func(_ *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
-		return fn(in)
-	}}}
+	return &Function{fn: fn, fns: map[int]replicaFunctions{}}
+}
+
+func (f *Function) replicas(n int) replicaFunctions {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fns[n] == nil {
+		fs := newReplicaFunctions(n, "function", true, func(_ *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
+			return f.fn(in)
+		})
+		if n > 1 {
+			for _, e := range fs {
+				e.Attrs = map[any]any{ops.CustomReplicaStep{}: true}
+			}
+		}
+		f.fns[n] = fs
+	}
+	return f.fns[n]
 }
 
 // Call runs the function on concrete inputs and returns copies of its outputs.
@@ -66,18 +85,46 @@ func (f *Function) Call(inputs ...*tensor.Dense) (outs []ops.Value, err error) {
 }
 
 // CallValues is Call on ops.Values (read in place, not copied).
-func (f *Function) CallValues(inputs ...ops.Value) (outs []ops.Value, err error) {
-	defer guard("Function", &err)
-	res, err := f.fn.Call(engine.Single{}, inputs)
+func (f *Function) CallValues(inputs ...ops.Value) ([]ops.Value, error) {
+	res, err := f.CallReplicas(engine.Default(), [][]ops.Value{inputs})
 	if err != nil {
 		return nil, err
 	}
-	outs = make([]ops.Value, len(res))
-	for i, r := range res {
-		outs[i] = ops.Value{Shape: r.Shape.Clone(), Data: append([]float32(nil), r.Data...)}
+	return res[0], nil
+}
+
+// CallReplicas runs the function on every replica of s, replica r on
+// parts[r] (nil: no data this step), as strategy.run does, and returns
+// copies of each replica's outputs (nil for replicas without data).
+func (f *Function) CallReplicas(s engine.Strategy, parts [][]ops.Value) (outs [][]ops.Value, err error) {
+	fns := f.replicas(s.NumReplicasInSync())
+	defer guard("Function", &err)
+	res, err := runReplicas(s, fns, parts)
+	if err != nil {
+		return nil, fmt.Errorf("keras: Function: %w", err)
+	}
+	outs = make([][]ops.Value, len(res))
+	for r, vals := range res {
+		if vals == nil {
+			continue
+		}
+		outs[r] = make([]ops.Value, len(vals))
+		for i, v := range vals {
+			outs[r][i] = ops.Value{Shape: v.Shape.Clone(), Data: append([]float32(nil), v.Data...)}
+		}
 	}
 	return outs, nil
 }
 
-// Traces reports how many times the function has been traced.
-func (f *Function) Traces() int { return f.fn.Traces }
+// Traces reports how many times the function has been traced (all replicas).
+func (f *Function) Traces() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, fs := range f.fns {
+		for _, e := range fs {
+			n += e.Traces
+		}
+	}
+	return n
+}

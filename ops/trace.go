@@ -51,7 +51,25 @@ type Trace struct {
 	counter  int
 	differed bool
 	attrs    map[any]any
+	replicas int
+	rc       ReplicaContext // of the replay in progress, for collective ops
 }
+
+// CustomReplicaStep is the trace attribute key marking a user's replica
+// step run by a strategy (strategy.Run), where losses must be scaled by
+// the global batch size explicitly.
+type CustomReplicaStep struct{}
+
+// NumReplicas is the number of replicas the traced step runs on (1 unless
+// set by the executor of a distributed step).
+func (tr *Trace) NumReplicas() int { return max(tr.replicas, 1) }
+
+// SetNumReplicas records how many replicas run the step.
+func (tr *Trace) SetNumReplicas(n int) { tr.replicas = n }
+
+// BindReplicaContext gives the collective ops of the trace the context of
+// the replay about to run. Executors call it before each replay.
+func (tr *Trace) BindReplicaContext(rc ReplicaContext) { tr.rc = rc }
 
 // SetAttr attaches a value to the trace under key, for cooperating
 // packages (keras stores the distributed loss scale here).

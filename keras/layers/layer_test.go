@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
 )
@@ -20,6 +21,20 @@ func wantErr(t *testing.T, err error, parts ...string) {
 			t.Errorf("error %q does not mention %q", err, p)
 		}
 	}
+}
+
+// run computes out, of a trace without placeholders, and returns a copy.
+func run(t *testing.T, tr *ops.Trace, out ops.Tensor) []float32 {
+	t.Helper()
+	p, err := engine.Compile(tr, []ops.Tensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := p.Run(engine.Single{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]float32(nil), v[0].Data...)
 }
 
 func TestAutoNames(t *testing.T) {

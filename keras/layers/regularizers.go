@@ -12,6 +12,10 @@ type Regularizer interface {
 type l1l2 struct{ l1, l2 float32 }
 
 func (r l1l2) Penalty(w ops.Tensor) ops.Tensor {
+	if r.l1 == 0 && r.l2 == 0 {
+		// Keras' L1L2(0, 0) penalises nothing: a zero, not a missing loss.
+		return w.Trace().Scalar(0)
+	}
 	var p ops.Tensor
 	if r.l1 != 0 {
 		p = ops.Scale(ops.Sum(ops.Abs(w), false), r.l1)
@@ -29,9 +33,9 @@ func (r l1l2) Penalty(w ops.Tensor) ops.Tensor {
 
 func (r l1l2) Name() string {
 	switch {
-	case r.l2 == 0:
+	case r.l1 != 0 && r.l2 == 0:
 		return "L1"
-	case r.l1 == 0:
+	case r.l1 == 0 && r.l2 != 0:
 		return "L2"
 	}
 	return "L1L2"

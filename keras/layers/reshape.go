@@ -2,6 +2,7 @@ package layers
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gokeras/gokeras/ops"
 )
@@ -33,7 +34,11 @@ func (l *Reshape) Build(in []ops.Shape) error {
 	}
 	size := ops.Shape(s[1:]).Size()
 	if unknown > 1 || (unknown == 0 && known != size) || (unknown == 1 && (known == 0 || size%known != 0)) {
-		return fmt.Errorf("cannot reshape %v to (None, %v)", s, l.target)
+		dims := make([]string, len(l.target))
+		for i, d := range l.target {
+			dims[i] = fmt.Sprint(d)
+		}
+		return fmt.Errorf("cannot reshape %v to (None, %s): target_shape %v", s, strings.Join(dims, ", "), l.target)
 	}
 	l.built = true
 	return nil

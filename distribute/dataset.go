@@ -1,0 +1,183 @@
+package distribute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gokeras/gokeras/datasets"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// DistributedValues is one global batch split across replicas: part r is
+// replica r's slice of every component (views of the global batch), nil
+// for a replica past the end of an uneven last batch.
+type DistributedValues struct {
+	parts  [][]ops.Value
+	global int
+}
+
+// Parts returns the per-replica inputs.
+func (d *DistributedValues) Parts() [][]ops.Value { return d.parts }
+
+// GlobalBatchSize is the number of examples over all replicas.
+func (d *DistributedValues) GlobalBatchSize() int { return d.global }
+
+// split cuts a global batch into n balanced per-replica parts along dim 0
+// (sizes differ by at most one, larger first, as tf.distribute rebatches).
+func split(batch []ops.Value, n int) (*DistributedValues, error) {
+	if len(batch) == 0 || len(batch[0].Shape) == 0 {
+		return nil, errors.New("a batch needs a batch dimension")
+	}
+	b := batch[0].Shape[0]
+	for i, v := range batch {
+		if len(v.Shape) == 0 || v.Shape[0] != b {
+			return nil, fmt.Errorf("component %d has shape %v; every component needs batch size %d first", i, v.Shape, b)
+		}
+	}
+	d := &DistributedValues{parts: make([][]ops.Value, n), global: b}
+	lo := 0
+	for r := 0; r < n; r++ {
+		size := b / n
+		if r < b%n {
+			size++
+		}
+		if size == 0 {
+			continue
+		}
+		part := make([]ops.Value, len(batch))
+		for i, v := range batch {
+			row := v.Shape[1:].Size()
+			part[i] = ops.Value{Shape: append(ops.Shape{size}, v.Shape[1:]...), Data: v.Data[lo*row : (lo+size)*row]}
+		}
+		d.parts[r] = part
+		lo += size
+	}
+	return d, nil
+}
+
+// DistributedDataset yields global batches split across a strategy's
+// replicas: strategy.experimental_distribute_dataset(dataset).
+type DistributedDataset struct {
+	s        *MirroredStrategy
+	ds       *datasets.Dataset
+	fromFunc bool // each element is one replica's batch (DistributeDatasetsFromFunction)
+}
+
+// ExperimentalDistributeDataset distributes a dataset of global batches:
+// each element is split across the replicas.
+func (s *MirroredStrategy) ExperimentalDistributeDataset(ds *datasets.Dataset) *DistributedDataset {
+	return &DistributedDataset{s: s, ds: ds}
+}
+
+// InputContext tells an input function how it is being distributed, as
+// tf.distribute.InputContext.
+type InputContext struct {
+	NumInputPipelines int
+	InputPipelineID   int
+	NumReplicasInSync int
+}
+
+// GetPerReplicaBatchSize returns globalBatchSize / NumReplicasInSync, or an
+// error when it does not divide evenly.
+func (c InputContext) GetPerReplicaBatchSize(globalBatchSize int) (int, error) {
+	if c.NumReplicasInSync <= 0 || globalBatchSize%c.NumReplicasInSync != 0 {
+		return 0, fmt.Errorf("distribute: the global batch size %d is not divisible by the %d replicas in sync", globalBatchSize, c.NumReplicasInSync)
+	}
+	return globalBatchSize / c.NumReplicasInSync, nil
+}
+
+// DistributeDatasetsFromFunction calls fn once per input pipeline (one on
+// a single machine) to make a dataset of per-replica batches; consecutive
+// elements go to replicas 0, 1, ... in turn, as
+// strategy.distribute_datasets_from_function.
+func (s *MirroredStrategy) DistributeDatasetsFromFunction(fn func(InputContext) (*datasets.Dataset, error)) (*DistributedDataset, error) {
+	ds, err := fn(InputContext{NumInputPipelines: 1, InputPipelineID: 0, NumReplicasInSync: s.NumReplicasInSync()})
+	if err != nil {
+		return nil, err
+	}
+	if ds == nil {
+		return nil, errors.New("distribute: DistributeDatasetsFromFunction: the function returned no dataset")
+	}
+	return &DistributedDataset{s: s, ds: ds, fromFunc: true}, nil
+}
+
+// DistributedIterator walks a DistributedDataset.
+type DistributedIterator struct {
+	d   *DistributedDataset
+	it  *datasets.Iterator
+	err error
+}
+
+// Iterate starts a pass; Close it when done.
+func (d *DistributedDataset) Iterate(ctx context.Context) *DistributedIterator {
+	return &DistributedIterator{d: d, it: d.ds.Iterate(ctx)}
+}
+
+// Next returns the next distributed batch, or false at the end or on error.
+func (it *DistributedIterator) Next() (*DistributedValues, bool) {
+	if it.err != nil {
+		return nil, false
+	}
+	n := it.d.s.NumReplicasInSync()
+	if !it.d.fromFunc {
+		el, ok := it.it.Next()
+		if !ok {
+			return nil, false
+		}
+		vals, err := values(el)
+		if err == nil {
+			var dv *DistributedValues
+			if dv, err = split(vals, n); err == nil {
+				return dv, true
+			}
+		}
+		it.err = fmt.Errorf("distribute: dataset element: %w", err)
+		return nil, false
+	}
+	dv := &DistributedValues{parts: make([][]ops.Value, n)}
+	for r := 0; r < n; r++ {
+		el, ok := it.it.Next()
+		if !ok {
+			if r == 0 {
+				return nil, false
+			}
+			break // the last replicas get no data this step
+		}
+		vals, err := values(el)
+		if err != nil {
+			it.err = fmt.Errorf("distribute: dataset element: %w", err)
+			return nil, false
+		}
+		if len(vals) == 0 || len(vals[0].Shape) == 0 {
+			it.err = errors.New("distribute: dataset elements need a batch dimension")
+			return nil, false
+		}
+		dv.parts[r] = vals
+		dv.global += vals[0].Shape[0]
+	}
+	return dv, true
+}
+
+// Err returns the error that ended the pass, if any.
+func (it *DistributedIterator) Err() error {
+	if it.err != nil {
+		return it.err
+	}
+	return it.it.Err()
+}
+
+// Close stops the pass's goroutines.
+func (it *DistributedIterator) Close() { it.it.Close() }
+
+func values(el datasets.Element) ([]ops.Value, error) {
+	out := make([]ops.Value, len(el))
+	for i, t := range el {
+		v, err := ops.ValueOf(t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
