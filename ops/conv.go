@@ -166,8 +166,8 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 			cols := st.panel(in[0])
 			sgemm(false, false, g.rows(), cout, g.patch(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
 		},
-		grad: func(in []Tensor, _, dy Tensor) []Tensor {
-			return []Tensor{conv2DBackpropInput(st, in[1], dy, attrs), conv2DBackpropFilter(st, in[0], dy, ws, attrs)}
+		grad: func(in []Tensor, y, dy Tensor) []Tensor {
+			return []Tensor{conv2DBackpropInput(st, in[1], dy, attrs), conv2DBackpropFilter(st, in[0], dy, y, ws, attrs)}
 		},
 	}, x, w)
 }
@@ -195,9 +195,11 @@ func conv2DBackpropInput(st *convState, w, dy Tensor, attrs Conv2DAttrs) Tensor 
 	}, w, dy)
 }
 
-// conv2DBackpropFilter is dL/dw = colsᵀ · dy, with cols from the forward pass.
-func conv2DBackpropFilter(st *convState, x, dy Tensor, ws Shape, attrs Conv2DAttrs) Tensor {
-	tr := sameTrace("Conv2DBackpropFilter", x, dy)
+// conv2DBackpropFilter is dL/dw = colsᵀ · dy, with cols from the forward
+// pass. The forward output y is an input (unused by the kernel) so the
+// graph orders this op after the forward op that fills cols.
+func conv2DBackpropFilter(st *convState, x, dy, y Tensor, ws Shape, attrs Conv2DAttrs) Tensor {
+	tr := sameTrace("Conv2DBackpropFilter", x, dy, y)
 	g := st.g
 	cout := ws[3]
 	return tr.apply(&Op{
@@ -209,6 +211,6 @@ func conv2DBackpropFilter(st *convState, x, dy Tensor, ws Shape, attrs Conv2DAtt
 			}
 			sgemm(true, false, g.patch(), cout, g.rows(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
 		},
-		wrt: []bool{false, false},
-	}, x, dy)
+		wrt: []bool{false, false, false},
+	}, x, dy, y)
 }

@@ -37,13 +37,14 @@ func Dropout(x Tensor, rate float32) Tensor {
 				o[i] = in[0][i] * mask[i]
 			}
 		},
-		grad: func(_ []Tensor, _, dy Tensor) []Tensor {
+		grad: func(_ []Tensor, y, dy Tensor) []Tensor {
+			// y is an input only so the mask is drawn before it is used.
 			return []Tensor{ApplyOp("DropoutGrad", dropoutAttrs{Rate: rate, ID: tr.uniqueName("dropoutgrad")}, dy.Shape(),
 				func(o []float32, in [][]float32) {
 					for i := range o {
 						o[i] = in[0][i] * mask[i]
 					}
-				}, nil, dy)}
+				}, nil, dy, y)}
 		},
 	}, x)
 }

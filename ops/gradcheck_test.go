@@ -193,3 +193,39 @@ func TestGradients(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { checkGrad(t, c) })
 	}
 }
+
+// TestBackwardOrderedAfterForward fetches only gradients of losses that are
+// linear in the output, so nothing but the graph's edges orders the
+// backward ops (which read the forward pass's state) after the forward ops.
+func TestBackwardOrderedAfterForward(t *testing.T) {
+	tr := ops.NewTrace(true, 0, 1)
+	xv := ops.NewVariable("x", ops.Shape{1, 4, 4, 1}, []float32{1, 2, 0, 0, 0, 0, 3, 0, 0, 5, 0, 0, 0, 0, 0, 4}, true)
+	wv := ops.NewVariable("w", ops.Shape{1, 1, 1, 1}, []float32{2}, true)
+	x, w := tr.Read(xv), tr.Read(wv)
+	pooled := ops.MaxPool2D(x, ops.Pool2DAttrs{Pool: [2]int{2, 2}, Strides: [2]int{2, 2}, Padding: "valid"})
+	conv := ops.Conv2D(x, w, ops.Conv2DAttrs{Strides: [2]int{1, 1}, Padding: "valid"})
+	loss := ops.Add(ops.Sum(pooled, false), ops.Sum(conv, false))
+	grads, err := ops.Gradients(loss, []*ops.Variable{xv, wv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Compile(tr, grads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := p.Run(engine.Single{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// d/dx: 1 at each window's maximum (from the pool) plus w=2 everywhere (from the conv).
+	want := []float32{2, 3, 2, 2, 2, 2, 3, 2, 2, 3, 2, 2, 2, 2, 2, 3}
+	for i, g := range vals[0].Data {
+		if g != want[i] {
+			t.Fatalf("dx = %v, want %v", vals[0].Data, want)
+		}
+	}
+	// d/dw = sum(x) = 15.
+	if vals[1].Data[0] != 15 {
+		t.Errorf("dw = %v, want 15", vals[1].Data[0])
+	}
+}

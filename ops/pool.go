@@ -61,14 +61,16 @@ func MaxPool2D(x Tensor, attrs Pool2DAttrs) Tensor {
 				}
 			})
 		},
-		grad: func(in []Tensor, _, dy Tensor) []Tensor {
-			return []Tensor{maxPoolGrad(dy, x.Shape(), argmax, attrs)}
+		grad: func(in []Tensor, y, dy Tensor) []Tensor {
+			return []Tensor{maxPoolGrad(dy, y, x.Shape(), argmax, attrs)}
 		},
 	}, x)
 }
 
-func maxPoolGrad(dy Tensor, xs Shape, argmax []int32, attrs Pool2DAttrs) Tensor {
-	tr := sameTrace("MaxPool2DGrad", dy)
+// maxPoolGrad scatters dy to the argmax positions found by the forward
+// pass; the forward output y is an input only to order the two.
+func maxPoolGrad(dy, y Tensor, xs Shape, argmax []int32, attrs Pool2DAttrs) Tensor {
+	tr := sameTrace("MaxPool2DGrad", dy, y)
 	img := xs[1] * xs[2] * xs[3]
 	per := dy.Shape().Size() / max(xs[0], 1)
 	return tr.apply(&Op{
@@ -84,8 +86,8 @@ func maxPoolGrad(dy Tensor, xs Shape, argmax []int32, attrs Pool2DAttrs) Tensor 
 				}
 			})
 		},
-		wrt: []bool{false},
-	}, dy)
+		wrt: []bool{false, false},
+	}, dy, y)
 }
 
 // AvgPool2D averages each window. With "same" padding the average is over

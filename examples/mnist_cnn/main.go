@@ -17,6 +17,7 @@ import (
 	"os"
 
 	"github.com/gokeras/gokeras/datasets"
+	"github.com/gokeras/gokeras/distribute"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
@@ -28,12 +29,13 @@ func main() {
 	dataset := flag.String("dataset", "fashion_mnist", "fashion_mnist or mnist")
 	dataDir := flag.String("data", "", "directory holding the dataset files (default: the usual places)")
 	epochs := flag.Int("epochs", 5, "training epochs")
-	batchSize := flag.Int("batch-size", 64, "batch size (per replica)")
+	batchSize := flag.Int("batch-size", 64, "batch size per replica (the global batch is this times -replicas)")
 	limit := flag.Int("limit", 0, "use only the first N training examples (0: all)")
 	seed := flag.Int64("seed", 0, "random seed for weights and shuffling")
 	verbose := flag.Int("verbose", keras.VerboseAuto, "Fit verbosity: 0 auto, -1 silent, 1 bar, 2 one line per epoch")
+	replicas := flag.Int("replicas", 1, "replicas of MirroredStrategy (logical CPUs when there is no GPU)")
 	flag.Parse()
-	if err := run(*dataset, *dataDir, *epochs, *batchSize, *limit, *seed, *verbose); err != nil {
+	if err := run(*dataset, *dataDir, *epochs, *batchSize, *limit, *seed, *verbose, *replicas); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -75,8 +77,18 @@ func prepare(p datasets.Pair, limit int) (x, y *tensor.Dense, err error) {
 	return x, y, nil
 }
 
-func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verbose int) error {
+func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verbose, replicas int) error {
 	layers.SetRandomSeed(uint64(seed))
+	if err := distribute.SetLogicalCPUs(replicas); err != nil {
+		return err
+	}
+	strategy, err := distribute.NewMirroredStrategy()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Number of devices: %d\n", strategy.NumReplicasInSync())
+	// The tutorial's global batch: the per-replica batch times the replicas.
+	batchSize *= strategy.NumReplicasInSync()
 	train, test, err := load(dataset, dataDir)
 	if err != nil {
 		return err
@@ -101,6 +113,7 @@ func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verb
 	}
 	evalDataset := evalDS.Batch(batchSize, false).Prefetch(2)
 
+	exit := strategy.Scope()
 	model, err := keras.NewSequential(
 		layers.NewConv2D(32, 3, layers.WithActivation("relu"), layers.WithInputShape(28, 28, 1)),
 		layers.NewMaxPooling2D(),
@@ -118,6 +131,7 @@ func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verb
 		Loss:      losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true)),
 		Metrics:   []any{"accuracy"},
 	})
+	exit()
 	if err != nil {
 		return err
 	}

@@ -33,11 +33,11 @@ func NewConv2D(filters, kernelSize int, opts ...Option) *Conv2D {
 	if l.cfg.kernelSize != nil {
 		ks = l.cfg.kernelSize
 	}
-	l.kernel, err = pair("Conv2D", "kernel_size", ks, 0)
+	l.kernel, err = pair("kernel_size", ks, 0)
 	errs = append(errs, err)
-	l.attrs.Strides, err = pair("Conv2D", "strides", l.cfg.strides, 1)
+	l.attrs.Strides, err = pair("strides", l.cfg.strides, 1)
 	errs = append(errs, err)
-	l.attrs.Dilations, err = pair("Conv2D", "dilation_rate", l.cfg.dilation, 1)
+	l.attrs.Dilations, err = pair("dilation_rate", l.cfg.dilation, 1)
 	errs = append(errs, err)
 	l.attrs.Padding = l.cfg.padding
 	l.act, err = activationFn(l.cfg.activation)
@@ -103,5 +103,7 @@ func (l *Conv2D) GetConfig() map[string]any {
 	m["use_bias"] = l.cfg.useBias
 	m["kernel_initializer"] = initName(l.cfg.kernelInit, "GlorotUniform")
 	m["bias_initializer"] = initName(l.cfg.biasInit, "Zeros")
+	m["kernel_regularizer"] = regConfig(l.cfg.kernelReg)
+	m["bias_regularizer"] = regConfig(l.cfg.biasReg)
 	return m
 }

@@ -83,6 +83,8 @@ func (l *Dense) GetConfig() map[string]any {
 	m["use_bias"] = l.cfg.useBias
 	m["kernel_initializer"] = initName(l.cfg.kernelInit, "GlorotUniform")
 	m["bias_initializer"] = initName(l.cfg.biasInit, "Zeros")
+	m["kernel_regularizer"] = regConfig(l.cfg.kernelReg)
+	m["bias_regularizer"] = regConfig(l.cfg.biasReg)
 	return m
 }
 
@@ -93,10 +95,15 @@ func actName(a string) string {
 	return a
 }
 
+// initName returns Keras' serialisation of an initializer (def when nil):
+// its class name and its arguments.
 func initName(i Initializer, def string) map[string]any {
-	name := def
+	name, cfg := def, map[string]any{}
 	if i != nil {
 		name = i.Name()
+		if c, ok := i.(interface{ Config() map[string]any }); ok {
+			cfg = c.Config()
+		}
 	}
-	return map[string]any{"class_name": name, "config": map[string]any{}}
+	return map[string]any{"class_name": name, "config": cfg}
 }

@@ -1,9 +1,11 @@
 package layers_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
+	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/internal/layertest"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
@@ -64,5 +66,39 @@ func TestDropoutConfig(t *testing.T) {
 	}
 	if cfg := layers.NewDropout(0.25).GetConfig(); cfg["seed"] != nil {
 		t.Errorf("unseeded config %v", cfg)
+	}
+}
+
+// The gradient in training passes through the mask of the same replay.
+func TestDropoutGradientUsesMask(t *testing.T) {
+	l := layers.NewDropout(0.4)
+	x := seq(200, 0.01, 1)
+	xv := ops.NewVariable("x", ops.Shape{10, 20}, x, true)
+	tr := ops.NewTrace(true, 0, 5)
+	y := l.Call([]ops.Tensor{tr.Read(xv)}, true)
+	g, err := ops.Gradients(ops.Sum(y, false), []*ops.Variable{xv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Compile(tr, []ops.Tensor{y, g[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := ""
+	for replay := 0; replay < 3; replay++ {
+		outs, err := p.Run(engine.Single{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range outs[0].Data {
+			if want := v / x[i]; math.Abs(float64(outs[1].Data[i]-want)) > 1e-5 {
+				t.Fatalf("replay %d: gradient[%d] = %v, want y/x = %v", replay, i, outs[1].Data[i], want)
+			}
+		}
+		mask := fmt.Sprint(outs[1].Data)
+		if mask == prev {
+			t.Errorf("replay %d drew the same mask again", replay)
+		}
+		prev = mask
 	}
 }

@@ -49,6 +49,14 @@ func (c constInit) Init(s ops.Shape, _ *rand.Rand) []float32 {
 }
 func (c constInit) Name() string { return c.name }
 
+// Config returns the Keras arguments: Constant's value.
+func (c constInit) Config() map[string]any {
+	if c.name == "Constant" {
+		return map[string]any{"value": f64(c.v)}
+	}
+	return map[string]any{}
+}
+
 // Zeros initialises to 0.
 func Zeros() Initializer { return constInit{"Zeros", 0} }
 
@@ -79,6 +87,14 @@ func (u uniformInit) Init(s ops.Shape, r *rand.Rand) []float32 {
 }
 func (u uniformInit) Name() string { return u.name }
 
+// Config returns the Keras arguments: the bounds of RandomUniform.
+func (u uniformInit) Config() map[string]any {
+	if u.limit != nil {
+		return map[string]any{"seed": nil}
+	}
+	return map[string]any{"minval": u.lo, "maxval": u.hi, "seed": nil}
+}
+
 type normalInit struct {
 	name      string
 	mean, std float64
@@ -103,6 +119,14 @@ func (n normalInit) Init(s ops.Shape, r *rand.Rand) []float32 {
 	return out
 }
 func (n normalInit) Name() string { return n.name }
+
+// Config returns the Keras arguments: the mean and stddev of RandomNormal.
+func (n normalInit) Config() map[string]any {
+	if n.stddev != nil {
+		return map[string]any{"seed": nil}
+	}
+	return map[string]any{"mean": n.mean, "stddev": n.std, "seed": nil}
+}
 
 // truncFactor corrects the standard deviation of a normal truncated at two
 // standard deviations, as Keras' VarianceScaling does.

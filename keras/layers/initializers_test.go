@@ -33,7 +33,7 @@ func draw(init layers.Initializer, s ops.Shape) []float32 {
 // Keras' fans: (in, out) for a matrix; for a conv kernel (kh, kw, in, out)
 // the receptive field kh*kw multiplies both.
 var fanCases = []struct {
-	shape          ops.Shape
+	shape         ops.Shape
 	fanIn, fanOut float64
 }{
 	{ops.Shape{300, 200}, 300, 200},
@@ -169,7 +169,7 @@ func TestLayerInitializers(t *testing.T) {
 		}
 	}
 	cfg := c.GetConfig()
-	if fmt.Sprint(cfg["kernel_initializer"], cfg["bias_initializer"]) != "map[class_name:HeNormal config:map[]] map[class_name:Constant config:map[]]" {
+	if fmt.Sprint(cfg["kernel_initializer"], cfg["bias_initializer"]) != "map[class_name:HeNormal config:map[seed:<nil>]] map[class_name:Constant config:map[value:0.1]]" {
 		t.Errorf("config %v %v", cfg["kernel_initializer"], cfg["bias_initializer"])
 	}
 	// The default kernel initializer is GlorotUniform with the conv fans.
@@ -179,5 +179,22 @@ func TestLayerInitializers(t *testing.T) {
 	}
 	if _, _, maxAbs := stats(d.Kernel.Numpy()); maxAbs > math.Sqrt(6.0/(144+288)) {
 		t.Errorf("default conv kernel |w| up to %v, beyond the glorot limit", maxAbs)
+	}
+}
+
+func TestInitializerConfigs(t *testing.T) {
+	for _, c := range []struct {
+		init layers.Initializer
+		want string
+	}{
+		{layers.RandomNormal(0, 0.05), "map[class_name:RandomNormal config:map[mean:0 seed:<nil> stddev:0.05]]"},
+		{layers.RandomUniform(-1, 2), "map[class_name:RandomUniform config:map[maxval:2 minval:-1 seed:<nil>]]"},
+		{layers.GlorotUniform(), "map[class_name:GlorotUniform config:map[seed:<nil>]]"},
+		{layers.Zeros(), "map[class_name:Zeros config:map[]]"},
+	} {
+		got := fmt.Sprint(layers.NewDense(1, layers.WithKernelInitializer(c.init)).GetConfig()["kernel_initializer"])
+		if got != c.want {
+			t.Errorf("%s: config %s, want %s", c.init.Name(), got, c.want)
+		}
 	}
 }

@@ -164,15 +164,22 @@ func newConfig(class string, allowed []string, opts []Option) (*config, error) {
 	return c, nil
 }
 
-// pair expands Keras' int-or-tuple arguments for 2-D layers.
-func pair(class, what string, v []int, def int) ([2]int, error) {
+// pair expands Keras' int-or-tuple arguments for 2-D layers. The values
+// must be positive, as Keras checks at construction.
+func pair(what string, v []int, def int) ([2]int, error) {
+	var p [2]int
 	switch len(v) {
 	case 0:
 		return [2]int{def, def}, nil
 	case 1:
-		return [2]int{v[0], v[0]}, nil
+		p = [2]int{v[0], v[0]}
 	case 2:
-		return [2]int{v[0], v[1]}, nil
+		p = [2]int{v[0], v[1]}
+	default:
+		return [2]int{}, fmt.Errorf("%s takes 1 or 2 values, got %v", what, v)
 	}
-	return [2]int{}, fmt.Errorf("layers: %s: %s takes 1 or 2 values, got %v", class, what, v)
+	if p[0] <= 0 || p[1] <= 0 {
+		return p, fmt.Errorf("%s must be positive, got %v", what, v)
+	}
+	return p, nil
 }

@@ -15,16 +15,16 @@ type pooling2D struct {
 func (l *pooling2D) setup(class string, opts []Option) {
 	l.init(class, []string{"pool_size", "strides", "padding"}, opts)
 	var err1, err2 error
-	l.attrs.Pool, err1 = pair(class, "pool_size", l.cfg.poolSize, 2)
+	l.attrs.Pool, err1 = pair("pool_size", l.cfg.poolSize, 2)
 	// Keras: strides default to pool_size.
-	l.attrs.Strides, err2 = pair(class, "strides", l.cfg.strides, 0)
+	l.attrs.Strides, err2 = pair("strides", l.cfg.strides, 0)
 	if len(l.cfg.strides) == 0 {
 		l.attrs.Strides = l.attrs.Pool
 	}
 	l.attrs.Padding = l.cfg.padding
 	for _, e := range []error{err1, err2} {
 		if e != nil && l.err == nil {
-			l.err = fmt.Errorf("%w (layer %q)", e, l.name)
+			l.err = fmt.Errorf("layers: %s %q: %w", class, l.name, e)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/internal/layertest"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
@@ -148,4 +149,41 @@ func TestPoolingConfig(t *testing.T) {
 func TestPoolingTooSmall(t *testing.T) {
 	_, err := layers.OutputShape(layers.NewMaxPooling2D(layers.WithPoolSize(3), layers.WithName("mp")), []ops.Shape{{-1, 2, 2, 1}})
 	wantErr(t, err, "MaxPooling2D", "mp", "(None, 2, 2, 1)")
+}
+
+func TestPoolingGradients(t *testing.T) {
+	grad := func(l layers.Layer, x []float32, s ops.Shape) []float32 {
+		if _, err := layers.OutputShape(l, []ops.Shape{{-1, s[1], s[2], s[3]}}); err != nil {
+			t.Fatal(err)
+		}
+		xv := ops.NewVariable("x", s, x, true)
+		tr := ops.NewTrace(false, 0, 0)
+		y := l.Call([]ops.Tensor{tr.Read(xv)}, false)
+		g, err := ops.Gradients(ops.Sum(y, false), []*ops.Variable{xv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := engine.Compile(tr, []ops.Tensor{y, g[0]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, err := p.Run(engine.Single{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outs[1].Data
+	}
+	s4 := ops.Shape{1, 4, 4, 1}
+	// Max: 1 at each window's maximum (6, 8, 14, 16 at indexes 5, 7, 13, 15).
+	layertest.AllClose(t, "max pool gradient", grad(layers.NewMaxPooling2D(), seq(16, 1, 1), s4),
+		[]float64{0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1}, 0)
+	// Average, 3x3 windows with stride 1 on 4x4: each input gets 1/9 per window it is in.
+	want := []float64{1, 2, 2, 1, 2, 4, 4, 2, 2, 4, 4, 2, 1, 2, 2, 1}
+	for i := range want {
+		want[i] /= 9
+	}
+	layertest.AllClose(t, "avg pool gradient", grad(layers.NewAveragePooling2D(layers.WithPoolSize(3), layers.WithStrides(1)), seq(16, 1, 1), s4), want, 1e-6)
+	// Average "same" on 3x3 with 2x2 windows: windows of 4, 2, 2 and 1 cells.
+	layertest.AllClose(t, "avg pool same gradient", grad(layers.NewAveragePooling2D(layers.WithPadding("same")), seq(9, 1, 1), ops.Shape{1, 3, 3, 1}),
+		[]float64{0.25, 0.25, 0.5, 0.25, 0.25, 0.5, 0.5, 0.5, 1}, 1e-7)
 }

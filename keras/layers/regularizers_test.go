@@ -1,6 +1,7 @@
 package layers_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gokeras/gokeras/internal/layertest"
@@ -86,5 +87,16 @@ func TestRegularizerNames(t *testing.T) {
 		if r.Name() != want {
 			t.Errorf("%v: name %q, want %q", r, r.Name(), want)
 		}
+	}
+}
+
+func TestRegularizerConfig(t *testing.T) {
+	cfg := layers.NewDense(2, layers.WithKernelRegularizer(layers.L2(0.01)), layers.WithBiasRegularizer(layers.L1L2(0.1, 0.2))).GetConfig()
+	if got := fmt.Sprint(cfg["kernel_regularizer"], cfg["bias_regularizer"]); got != "map[class_name:L2 config:map[l2:0.01]] map[class_name:L1L2 config:map[l1:0.1 l2:0.2]]" {
+		t.Errorf("regularizer configs %s", got)
+	}
+	cfg = layers.NewConv2D(2, 3, layers.WithKernelRegularizer(layers.L1(0.5))).GetConfig()
+	if got := fmt.Sprint(cfg["kernel_regularizer"], cfg["bias_regularizer"]); got != "map[class_name:L1 config:map[l1:0.5]] <nil>" {
+		t.Errorf("regularizer configs %s", got)
 	}
 }

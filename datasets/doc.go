@@ -1,0 +1,44 @@
+// Package datasets loads standard datasets and feeds them to training
+// through a tf.data-like input pipeline.
+//
+// # Overview
+//
+// The loaders mirror keras.datasets: LoadMNIST and LoadFashionMNIST return
+// (train, test) Pairs whose X is a uint8 tensor of shape (N, 28, 28) and Y a
+// uint8 tensor of class ids, shape (N,). They read the original idx files
+// (gzipped or not) or Keras' mnist.npz, from the first of several places
+// that holds a complete copy (the Dir option, $GOKERAS_DATA_DIR, Keras'
+// cache ~/.keras/datasets, machine-wide folders such as Debian's
+// /usr/share/datasets/fashion-mnist), and download Keras' files into Keras'
+// cache when none does (NoDownload turns that off). When nothing is found the
+// error wraps ErrNotFound and lists every place searched; a file that exists
+// but is damaged gives an error wrapping ErrFormat that names the file and
+// the problem. ToFloat32 and LabelsToFloat32 turn the uint8 tensors into the
+// float32 tensors models train on.
+//
+// The pipeline describes a stream of Elements (tuples of tensors) as an
+// immutable Dataset built by chaining transformations, as with tf.data:
+//
+//	ds, err := datasets.FromTensorSlices(x, y) // one element per row
+//	ds = ds.Shuffle(60000, seed).Batch(64, false).Prefetch(2)
+//	it := ds.Iterate(ctx)
+//	defer it.Close()
+//	for batch, ok := it.Next(); ok; batch, ok = it.Next() {
+//		// batch[0]: (64, 28, 28, 1), batch[1]: (64,)
+//	}
+//	err = it.Err()
+//
+// Each Iterate is a new pass; Shuffle reorders every pass differently but
+// deterministically from its seed. Stages are pulled one element at a time
+// in the caller's goroutine, except Prefetch and MapParallel, which run
+// goroutines that Close (or the end of the pass, or cancelling the
+// context) stops and waits for. Rows of FromTensorSlices are not turned into
+// tensors until needed: Shuffle moves indices and Batch copies rows from the
+// source into one new tensor per component, so an epoch of MNIST in batches
+// of 64 costs two allocations per batch, not per example.
+//
+// Cardinality follows tf.data, with the Infinite and Unknown constants.
+// Errors never panic: invalid arguments produce a Dataset whose iterator
+// fails at once, and errors from Map functions or generators end the pass
+// and are returned by Iterator.Err.
+package datasets

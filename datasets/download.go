@@ -1,0 +1,149 @@
+package datasets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	neturl "net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// errDownloadDisabled is NotFoundError.Download when NoDownload was given.
+var errDownloadDisabled = errors.New("disabled by the NoDownload option")
+
+// download fetches the dataset into Keras' cache, where the next search
+// finds it, and returns the copy to load.
+func (s *datasetSpec) download(cfg *loadConfig) (source, error) {
+	cache, err := cfg.cache()
+	if err != nil {
+		return source{}, fmt.Errorf("no cache folder: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
+	defer cancel()
+	client := newHTTPClient(cfg.timeout)
+	defer client.CloseIdleConnections()
+
+	if s.npzName != "" {
+		dst := filepath.Join(cache, s.npzName)
+		sum := ""
+		if cfg.baseURL == DefaultBaseURL {
+			sum = s.npzSHA256
+		}
+		verify := func(tmp string) error { _, _, err := readMNISTNPZ(tmp); return err }
+		if err := downloadFile(ctx, client, joinURL(cfg.baseURL, s.npzName), dst, sum, verify); err != nil {
+			return source{}, err
+		}
+		return source{npz: dst}, nil
+	}
+
+	var src source
+	for i, base := range idxBaseNames {
+		name := base + ".gz"
+		dst := filepath.Join(cache, s.name, name)
+		src.idx[i] = dst
+		// A file left by an earlier, partly failed run was verified before
+		// it got its final name, so it need not be fetched again.
+		if _, _, ok := probeFile(dst); ok {
+			continue
+		}
+		magic, what := uint32(idxImagesMagic), "pixels"
+		if i%2 == 1 {
+			magic, what = idxLabelsMagic, "labels"
+		}
+		verify := func(tmp string) error { _, _, err := readIDX(tmp, magic, what); return err }
+		if err := downloadFile(ctx, client, joinURL(cfg.baseURL, name), dst, "", verify); err != nil {
+			return source{}, err
+		}
+	}
+	return src, nil
+}
+
+// newHTTPClient returns a client that gives up quickly when there is no
+// network (connection and response-header timeouts) but lets a slow
+// transfer run for up to total.
+func newHTTPClient(total time.Duration) *http.Client {
+	return &http.Client{
+		Timeout: total,
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: 20 * time.Second,
+		},
+	}
+}
+
+func joinURL(base, name string) string {
+	return strings.TrimSuffix(base, "/") + "/" + name
+}
+
+// downloadFile fetches url into dst. It writes a temporary file in dst's
+// folder and renames it only once it is complete, has the wanted SHA-256
+// (if wantSHA256 is not "") and passes verify, so an interrupted or bad
+// download never leaves a file that a later search would take for data.
+func downloadFile(ctx context.Context, client *http.Client, url, dst, wantSHA256 string, verify func(path string) error) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%s: %w", url, err)
+		}
+	}()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if ue := (*neturl.Error)(nil); errors.As(err, &ue) {
+		err = ue.Err // it repeats the URL, which the message has already
+	}
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP status %s", resp.Status)
+	}
+
+	// The folder is made only now, so that failing to connect leaves
+	// nothing behind.
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, h), resp.Body)
+	if err != nil {
+		return fmt.Errorf("after %d bytes: %w", n, err)
+	}
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		return fmt.Errorf("got %d bytes, want %d", n, resp.ContentLength)
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); wantSHA256 != "" && got != wantSHA256 {
+		return fmt.Errorf("SHA-256 is %s, want %s", got, wantSHA256)
+	}
+	if verify != nil {
+		if err = verify(tmp.Name()); err != nil {
+			return err
+		}
+	}
+	return os.Rename(tmp.Name(), dst)
+}

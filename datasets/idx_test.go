@@ -1,0 +1,139 @@
+package datasets
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadIDXGzippedAndPlain(t *testing.T) {
+	dir := t.TempDir()
+	data := []byte{1, 2, 3, 4, 5, 6, 7, 8}
+	raw := idxBytes(idxImagesMagic, []int{2, 2, 2}, data)
+	for _, c := range []struct {
+		name string
+		p    []byte
+	}{{"plain", raw}, {"plain.gz", gzipBytes(t, raw)}, {"gzipped-without-suffix", gzipBytes(t, raw)}} {
+		path := filepath.Join(dir, c.name)
+		writeFile(t, path, c.p)
+		dims, got, err := readIDX(path, idxImagesMagic, "pixels")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(dims) != 3 || dims[0] != 2 || dims[1] != 2 || dims[2] != 2 || !bytes.Equal(got, data) {
+			t.Errorf("%s: got dims %v data %v", c.name, dims, got)
+		}
+	}
+}
+
+// wantFormatError checks that err is a FormatError about path whose message
+// contains every part.
+func wantFormatError(t *testing.T, err error, path string, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want one about %s", path)
+	}
+	var fe *FormatError
+	if !errors.As(err, &fe) || !errors.Is(err, ErrFormat) {
+		t.Fatalf("error %q (%T) is not a FormatError", err, err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, path) {
+		t.Errorf("error %q does not name %s", msg, path)
+	}
+	for _, p := range parts {
+		if !strings.Contains(msg, p) {
+			t.Errorf("error %q does not contain %q", msg, p)
+		}
+	}
+}
+
+func TestReadIDXTruncated(t *testing.T) {
+	dir := t.TempDir()
+	raw := idxBytes(idxImagesMagic, []int{60000, 28, 28}, make([]byte, 1000))
+	plain := filepath.Join(dir, "train-images-idx3-ubyte")
+	writeFile(t, plain, raw)
+	_, err := readIDXImages(plain, 28, 28)
+	wantFormatError(t, err, plain, "truncated: want 47040000 bytes of pixels, got 1000")
+
+	gz := filepath.Join(dir, "train-images-idx3-ubyte.gz")
+	writeFile(t, gz, gzipBytes(t, raw))
+	_, err = readIDXImages(gz, 28, 28)
+	wantFormatError(t, err, gz, "truncated: want 47040000 bytes of pixels, got 1000")
+
+	// A gzip stream cut in the middle is truncated too.
+	cut := filepath.Join(dir, "cut.gz")
+	full := gzipBytes(t, idxBytes(idxLabelsMagic, []int{5000}, bytes.Repeat([]byte{1, 2, 3, 250}, 1250)))
+	writeFile(t, cut, full[:len(full)/2])
+	_, err = readIDXLabels(cut)
+	wantFormatError(t, err, cut)
+
+	// A header cut short.
+	short := filepath.Join(dir, "short")
+	writeFile(t, short, raw[:6])
+	_, err = readIDXImages(short, 28, 28)
+	wantFormatError(t, err, short, "truncated", "dimensions")
+}
+
+func TestReadIDXWrongMagic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t10k-images-idx3-ubyte.gz")
+	// A label file where images are expected, as when files are mixed up.
+	writeFile(t, path, gzipBytes(t, idxBytes(idxLabelsMagic, []int{3}, []byte{1, 2, 3})))
+	_, err := readIDXImages(path, 28, 28)
+	wantFormatError(t, err, path, "wrong magic number 2049", "want 2051")
+
+	html := filepath.Join(dir, "train-labels-idx1-ubyte")
+	writeFile(t, html, []byte("<html>Not Found</html>"))
+	_, err = readIDXLabels(html)
+	wantFormatError(t, err, html, "wrong magic number", "want 2049")
+}
+
+func TestReadIDXBadDims(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "images")
+	writeFile(t, path, idxBytes(idxImagesMagic, []int{1, 27, 28}, make([]byte, 27*28)))
+	_, err := readIDXImages(path, 28, 28)
+	wantFormatError(t, err, path, "images are 27x28, want 28x28")
+
+	// A header claiming far more than the file holds must fail without
+	// allocating what it claims, gzipped or not.
+	huge := idxBytes(idxImagesMagic, []int{1 << 20, 2048, 1}, make([]byte, 10))
+	writeFile(t, path, huge)
+	_, _, err = readIDX(path, idxImagesMagic, "pixels")
+	wantFormatError(t, err, path, "truncated: want 2147483648 bytes of pixels, got 10")
+	writeFile(t, path, gzipBytes(t, huge))
+	_, _, err = readIDX(path, idxImagesMagic, "pixels")
+	wantFormatError(t, err, path, "truncated: want 2147483648 bytes of pixels, got 10")
+
+	writeFile(t, path, idxBytes(idxImagesMagic, []int{1 << 30, 1 << 30, 1}, nil))
+	_, _, err = readIDX(path, idxImagesMagic, "pixels")
+	wantFormatError(t, err, path, "implausible dimensions")
+}
+
+func TestReadIDXTrailingData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "labels")
+	writeFile(t, path, idxBytes(idxLabelsMagic, []int{2}, []byte{1, 2, 3}))
+	_, err := readIDXLabels(path)
+	wantFormatError(t, err, path, "unexpected data after the 2 bytes of labels")
+}
+
+func TestReadIDXCorruptGzip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "labels.gz")
+	gz := gzipBytes(t, idxBytes(idxLabelsMagic, []int{4}, []byte{1, 2, 3, 4}))
+	gz[len(gz)-6] ^= 0xff // damage the CRC-32 in the trailer
+	writeFile(t, path, gz)
+	_, err := readIDXLabels(path)
+	wantFormatError(t, err, path, "checksum")
+}
+
+func TestReadIDXMissingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nope.gz")
+	_, err := readIDXLabels(path)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), path) {
+		t.Errorf("got %v, want a not-exist error naming %s", err, path)
+	}
+}
