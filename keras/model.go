@@ -384,3 +384,15 @@ func (m *Model) checkMirrored() error {
 
 // Optimizer returns the compiled optimizer.
 func (m *Model) Optimizer() optimizers.Optimizer { return m.optimizer }
+
+// Build builds a Sequential model for inputs of the given shape (without
+// the batch dimension), as model.build((None, ...)).
+func (m *Model) Build(shape ...int) error {
+	if m.Built() {
+		return nil
+	}
+	if !m.sequential {
+		return fmt.Errorf("keras: Build: model %q is functional and built already", m.name)
+	}
+	return m.build(ops.Shape(shape))
+}
