@@ -150,3 +150,9 @@ func opInput(t Tensor, kind string) (Tensor, bool) {
 	ch := Children(t.tr.g, t.n)
 	return t.tr.wrap(ch[0]), true
 }
+
+// Rsqrt returns 1/sqrt(x).
+func Rsqrt(x Tensor) Tensor {
+	return unary("Rsqrt", x, unaryAttrs{}, func(v float32) float32 { return float32(1 / math.Sqrt(float64(v))) },
+		func(_, y, dy Tensor) Tensor { return Mul(dy, Scale(Mul(y, Square(y)), -0.5)) })
+}

@@ -131,6 +131,7 @@ func TestGradients(t *testing.T) {
 		{name: "Exp", shapes: []ops.Shape{s(2, 5)}, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Exp(x[0]) }},
 		{name: "Log", shapes: []ops.Shape{s(2, 5)}, gen: positive, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Log(x[0]) }},
 		{name: "Sqrt", shapes: []ops.Shape{s(2, 5)}, gen: positive, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Sqrt(x[0]) }},
+		{name: "Rsqrt", shapes: []ops.Shape{s(2, 5)}, gen: positive, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Rsqrt(x[0]) }},
 		{name: "Square", shapes: []ops.Shape{s(2, 5)}, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Square(x[0]) }},
 		{name: "Abs", shapes: []ops.Shape{s(2, 5)}, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Abs(x[0]) }},
 		{name: "Clip", shapes: []ops.Shape{s(4, 5)}, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Clip(x[0], -0.5, 0.5) }},

@@ -18,24 +18,31 @@ func SumTo(x Tensor, shape Shape) Tensor {
 	tr := sameTrace("SumTo", x)
 	st := bstrides(shape, xs)
 	zero := make([]int, len(xs))
+	// Sums accumulate in float64: reductions feed statistics such as batch
+	// norm's E[x²]-E[x]², where float32 rounding of a long sum is
+	// amplified, and a sum must not depend on how a batch was split.
+	acc := make([]float64, shape.Size())
 	return tr.apply(&Op{
 		name: "SumTo", out: shape.Clone(), attrs: fmt.Sprint(shape),
 		fwd: func(o []float32, in [][]float32) {
-			clear(o)
+			clear(acc)
 			src := in[0]
 			mapIndex(xs, st, zero, func(off, io, _, n, do, _ int) {
 				if do == 0 {
-					var s float32
-					for i := 0; i < n; i++ {
-						s += src[off+i]
+					var s float64
+					for _, v := range src[off : off+n] {
+						s += float64(v)
 					}
-					o[io] += s
+					acc[io] += s
 					return
 				}
 				for i := 0; i < n; i++ {
-					o[io+i*do] += src[off+i]
+					acc[io+i*do] += float64(src[off+i])
 				}
 			})
+			for i, v := range acc {
+				o[i] = float32(v)
+			}
 		},
 		grad: func(_ []Tensor, _, dy Tensor) []Tensor { return []Tensor{BroadcastTo(dy, xs)} },
 	}, x)

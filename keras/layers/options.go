@@ -41,6 +41,13 @@ type config struct {
 	dataFormat  string
 	kernelSize  []int
 	targetShape []int
+
+	// BatchNormalization
+	momentum     float64
+	epsilon      float64
+	center       bool
+	scaleOn      bool
+	synchronized bool
 }
 
 func (c *config) mark(key string) { c.set[key] = true }
