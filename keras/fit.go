@@ -113,7 +113,7 @@ func (m *Model) trainFunction() replicaFunctions {
 			// The last input is 1/global_batch, for the loss (see ComputeLoss).
 			tr.SetAttr(lossScaleKey{}, in[len(in)-1])
 			tr.SetAttr(numReplicasKey{}, n)
-			loss, err := m.TrainStep(in[:len(in)-1])
+			loss, err := m.trainStep(in[:len(in)-1])
 			return []ops.Tensor{loss}, err
 		})
 	}
@@ -182,7 +182,7 @@ func (m *Model) TestStep(in []ops.Tensor) (ops.Tensor, error) {
 func (m *Model) testFunction() replicaFunctions {
 	if m.fns.test == nil {
 		m.fns.test = newReplicaFunctions(m.strategy.NumReplicasInSync(), m.name+".test_step", false, func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
-			loss, err := m.TestStep(in)
+			loss, err := m.testStep(in)
 			return []ops.Tensor{loss}, err
 		})
 	}

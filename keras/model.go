@@ -36,6 +36,8 @@ type Model struct {
 
 	fns          stepFunctions
 	strategy     engine.Strategy
+	customTrain  TrainStepper
+	customTest   TestStepper
 	stopTraining bool
 	// History is the history of the last Fit.
 	History *History
