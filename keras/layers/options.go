@@ -48,6 +48,8 @@ type config struct {
 	center       bool
 	scaleOn      bool
 	synchronized bool
+
+	more moreConfig // options_more.go
 }
 
 func (c *config) mark(key string) { c.set[key] = true }

@@ -1,0 +1,160 @@
+// Command benchmark times one training step (forward, backward, optimizer
+// update and, with replicas, the all-reduce) of the seed models after
+// warm-up, and prints the result in the PyTorch reference's format:
+//
+//	step model=mnist_cnn batch=64 threads=2 ms_per_step=... samples_per_s=...
+//
+// With -compare it also runs ../shared/reference/torch_reference.py with
+// the same arguments (when python3-torch is installed) and prints the
+// ratio torch/ours: above 1 means gokeras is faster.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/gokeras/gokeras/distribute"
+	"github.com/gokeras/gokeras/examples/internal/models"
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"gorgonia.org/tensor"
+)
+
+func main() {
+	model := flag.String("model", "mnist_cnn", "mnist_cnn or resnet_seed")
+	batch := flag.Int("batch", 64, "global batch size")
+	steps := flag.Int("steps", 50, "timed steps")
+	warmup := flag.Int("warmup", 3, "untimed steps first (tracing, buffer allocation)")
+	replicas := flag.Int("replicas", 1, "MirroredStrategy replicas (logical CPUs)")
+	compare := flag.Bool("compare", false, "also run the PyTorch reference and print the ratio")
+	reference := flag.String("reference", "", "path of torch_reference.py (default: ../shared/reference/torch_reference.py)")
+	flag.Parse()
+	ms, err := timeSteps(*model, *batch, *steps, *warmup, *replicas)
+	if err != nil {
+		log.Fatal(err)
+	}
+	threads := runtime.GOMAXPROCS(0)
+	fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f samples_per_s=%.0f replicas=%d impl=gokeras\n",
+		*model, *batch, threads, ms, float64(*batch)/ms*1e3, *replicas)
+	if !*compare {
+		return
+	}
+	ref := *reference
+	if ref == "" {
+		ref = findReference()
+	}
+	torchMS, line, err := runTorch(ref, *model, *batch, *steps, threads)
+	if err != nil {
+		log.Fatalf("reference: %v", err)
+	}
+	fmt.Println(line)
+	fmt.Printf("ratio model=%s batch=%d torch_over_ours=%.2f\n", *model, *batch, torchMS/ms)
+}
+
+func build(name string) (*keras.Model, []int, error) {
+	switch name {
+	case "mnist_cnn":
+		m, err := models.MNISTCNN()
+		return m, []int{28, 28, 1}, err
+	case "resnet_seed":
+		m, err := models.ResNetSeed()
+		return m, []int{32, 32, 3}, err
+	}
+	return nil, nil, fmt.Errorf("unknown -model %q (mnist_cnn or resnet_seed)", name)
+}
+
+// timeSteps builds the model under a strategy with the given replicas,
+// compiles it with Adam (lr 1e-3, epsilon 1e-7, as the reference) and
+// times Fit on one fixed random batch per step.
+func timeSteps(name string, batch, steps, warmup, replicas int) (float64, error) {
+	if err := distribute.SetLogicalCPUs(replicas); err != nil {
+		return 0, err
+	}
+	s, err := distribute.NewMirroredStrategy()
+	if err != nil {
+		return 0, err
+	}
+	layers.SetRandomSeed(0)
+	exit := s.Scope()
+	m, shape, err := build(name)
+	if err == nil {
+		err = m.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(), Loss: losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true))})
+	}
+	exit()
+	if err != nil {
+		return 0, err
+	}
+	r := rand.New(rand.NewPCG(0, 0))
+	size := batch
+	for _, d := range shape {
+		size *= d
+	}
+	xs := make([]float32, size)
+	for i := range xs {
+		xs[i] = r.Float32()
+	}
+	ys := make([]float32, batch)
+	for i := range ys {
+		ys[i] = float32(r.IntN(10))
+	}
+	x := tensor.New(tensor.WithShape(append([]int{batch}, shape...)...), tensor.WithBacking(xs))
+	y := tensor.New(tensor.WithShape(batch), tensor.WithBacking(ys))
+	cfg := keras.FitConfig{BatchSize: batch, NoShuffle: true, Verbose: keras.VerboseSilent}
+	for i := 0; i < warmup; i++ {
+		if _, err := m.Fit(x, y, cfg); err != nil {
+			return 0, err
+		}
+	}
+	start := time.Now()
+	cfg.StepsPerEpoch = 1
+	for i := 0; i < steps; i++ {
+		if _, err := m.Fit(x, y, cfg); err != nil {
+			return 0, err
+		}
+	}
+	return float64(time.Since(start).Microseconds()) / 1e3 / float64(steps), nil
+}
+
+func findReference() string {
+	for _, dir := range []string{"..", "../..", "../../.."} {
+		p := filepath.Join(dir, "shared", "reference", "torch_reference.py")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "/work/shared/reference/torch_reference.py"
+}
+
+var msRE = regexp.MustCompile(`ms_per_step=([0-9.]+)`)
+
+func runTorch(ref, model string, batch, steps, threads int) (float64, string, error) {
+	cmd := exec.Command("/usr/bin/python3", ref, "step", "--model", model, "--batch", fmt.Sprint(batch),
+		"--threads", fmt.Sprint(threads), "--steps", fmt.Sprint(steps))
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return 0, "", fmt.Errorf("%s (is python3-torch installed? apt-get install -y python3-torch): %w", ref, err)
+	}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		if m := msRE.FindStringSubmatch(sc.Text()); m != nil {
+			ms, err := strconv.ParseFloat(m[1], 64)
+			return ms, "reference: " + sc.Text(), err
+		}
+	}
+	return 0, "", fmt.Errorf("no step line in the reference's output:\n%s", out.String())
+}
