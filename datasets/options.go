@@ -32,6 +32,7 @@ type loadConfig struct {
 	// fixedDirs, when non-nil, replaces the machine-wide folders (such as
 	// /usr/share/datasets/fashion-mnist) so tests do not see real data.
 	fixedDirs []string
+	labelMode string // LabelMode, for LoadCIFAR100; "" means "fine"
 }
 
 func newLoadConfig(opts []LoadOption) *loadConfig {

@@ -1,0 +1,1289 @@
+package datasets
+
+// A restricted reader for Python pickles, enough for the CIFAR batches of
+// the Python version (the files Keras reads): a dict of bytes or str keys
+// holding numpy arrays, lists of ints and strings.
+//
+// Why not github.com/nlpodyssey/gopickle: that package runs the pickle
+// virtual machine generically and builds Go values for unknown classes
+// (GenericClass), so a foreign file decodes "successfully" into something
+// the caller then has to pick apart; it panics on some malformed input;
+// and it stores numpy state as generic objects whose layout depends on how
+// Python 2 or 3 and which protocol wrote the file. This reader instead
+// implements the standard opcodes of protocols 0 to 5 over an in-memory
+// byte slice (every length is checked against what is left, so a corrupt
+// file cannot make it allocate more than the file holds), and calls only a
+// fixed list of globals: the numpy functions that rebuild arrays and dtypes
+// (numpy 1 and 2 module names, protocols 0-4 via _reconstruct and BUILD,
+// protocol 5 via _frombuffer), _codecs.encode (Python 3 pickles bytes that
+// way at protocols 0-2), bytes, bytearray, set, frozenset and
+// collections.OrderedDict. Anything else is an error naming the global,
+// which is what a foreign pickle (a model checkpoint, a pandas frame)
+// should give. Python 2 str values (the official CIFAR files were written
+// by Python 2's cPickle) are returned as bytes, like Python 3's
+// pickle.load(f, encoding="bytes") that Keras uses.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Values produced by the unpickler. Python ints are int64 (or *big.Int
+// when they do not fit), floats float64, None nil, bools bool, str string.
+type (
+	pyTuple []any
+	pyBytes []byte // bytes, bytearray and Python 2 str
+	pyList  struct{ items []any }
+	pyDict  struct{ keys, vals []any } // in insertion order; lookups scan from the end
+	pySet   struct{ items []any }
+	// pyGlobal is a function or class named by GLOBAL or STACK_GLOBAL.
+	pyGlobal struct{ module, name string }
+)
+
+// npDtype is a numpy dtype of a simple (non-structured) type.
+type npDtype struct {
+	descr string // as pickled: "u1", "i8", "f4", "b1", ...
+	order byte   // '<', '>', '|' or '=' from the pickled state
+}
+
+// kind and size split a descr such as "u1" or "<i8" into 'u', 1 or 'i', 8.
+func (d *npDtype) kind() (byte, int) {
+	s := strings.TrimLeft(d.descr, "<>|=")
+	if s == "" {
+		return 0, 0
+	}
+	n, err := strconv.Atoi(s[1:])
+	if err != nil || n <= 0 {
+		return s[0], 0
+	}
+	return s[0], n
+}
+
+func (d *npDtype) bigEndian() bool {
+	return d.order == '>' || strings.HasPrefix(d.descr, ">")
+}
+
+func (d *npDtype) String() string {
+	if d.order == '<' || d.order == '>' {
+		return string(d.order) + d.descr
+	}
+	return d.descr
+}
+
+// npArray is a numpy ndarray: shape, dtype and the raw element bytes.
+type npArray struct {
+	shape   []int
+	dtype   *npDtype
+	fortran bool
+	data    []byte
+	built   bool // set by BUILD or _frombuffer: an array never built is empty
+}
+
+// maxPickleElements bounds the element count of an array header, so that
+// multiplying dimensions cannot overflow.
+const maxPickleElements = 1 << 40
+
+// pickleError is an error about the content of a pickle; the caller wraps
+// it in a FormatError naming the file.
+type pickleError struct{ msg string }
+
+func (e *pickleError) Error() string { return e.msg }
+
+func pickleErrorf(format string, args ...any) error {
+	return &pickleError{fmt.Sprintf(format, args...)}
+}
+
+// unpickle decodes one pickle from data. It never panics: a panic from a
+// bug in this decoder is turned into an error too, so a strange file can
+// cost the caller an error message but not the program.
+func unpickle(data []byte) (v any, err error) {
+	u := &unpickler{data: data, memo: map[int]any{}}
+	defer func() {
+		if p := recover(); p != nil {
+			v, err = nil, pickleErrorf("corrupt pickle at byte %d (decoder panic: %v)", u.pos, p)
+		}
+	}()
+	v, err = u.run()
+	if err != nil {
+		return nil, fmt.Errorf("pickle byte %d: %w", u.opPos, err)
+	}
+	return v, nil
+}
+
+type unpickler struct {
+	data  []byte
+	pos   int // next byte to read
+	opPos int // offset of the opcode being executed, for errors
+	stack []any
+	marks []int // stack lengths at each MARK
+	memo  map[int]any
+}
+
+var errPickleEOF = &pickleError{"truncated pickle (no STOP opcode)"}
+
+func (u *unpickler) read(n int) ([]byte, error) {
+	if n < 0 || n > len(u.data)-u.pos {
+		return nil, errPickleEOF
+	}
+	b := u.data[u.pos : u.pos+n : u.pos+n]
+	u.pos += n
+	return b, nil
+}
+
+// readLen reads a length of size bytes (little-endian) and then that many bytes.
+func (u *unpickler) readLen(size int) ([]byte, error) {
+	b, err := u.read(size)
+	if err != nil {
+		return nil, err
+	}
+	var n uint64
+	switch size {
+	case 1:
+		n = uint64(b[0])
+	case 4:
+		n = uint64(binary.LittleEndian.Uint32(b))
+	case 8:
+		n = binary.LittleEndian.Uint64(b)
+	}
+	if n > uint64(len(u.data)-u.pos) {
+		return nil, pickleErrorf("truncated pickle: a value of %d bytes, %d left", n, len(u.data)-u.pos)
+	}
+	return u.read(int(n))
+}
+
+// readLine reads up to and excluding the next '\n' (text opcodes of protocol 0).
+func (u *unpickler) readLine() (string, error) {
+	for i := u.pos; i < len(u.data); i++ {
+		if u.data[i] == '\n' {
+			s := string(u.data[u.pos:i])
+			u.pos = i + 1
+			return s, nil
+		}
+	}
+	return "", errPickleEOF
+}
+
+// lenSize is the size of the length field of a counted string opcode.
+func lenSize(op byte) int {
+	switch op {
+	case 'C', 0x8c, 'U':
+		return 1
+	case 'B', 'X', 'T':
+		return 4
+	}
+	return 8 // BINBYTES8, BINUNICODE8, BYTEARRAY8
+}
+
+func (u *unpickler) push(v any) { u.stack = append(u.stack, v) }
+
+func (u *unpickler) pop() (any, error) {
+	if len(u.stack) == 0 || (len(u.marks) > 0 && len(u.stack) <= u.marks[len(u.marks)-1]) {
+		return nil, pickleErrorf("stack underflow")
+	}
+	v := u.stack[len(u.stack)-1]
+	u.stack = u.stack[:len(u.stack)-1]
+	return v, nil
+}
+
+func (u *unpickler) top() (any, error) {
+	if len(u.stack) == 0 || (len(u.marks) > 0 && len(u.stack) <= u.marks[len(u.marks)-1]) {
+		return nil, pickleErrorf("stack underflow")
+	}
+	return u.stack[len(u.stack)-1], nil
+}
+
+// popMark returns the items pushed since the last MARK and removes them
+// and the mark.
+func (u *unpickler) popMark() ([]any, error) {
+	if len(u.marks) == 0 {
+		return nil, pickleErrorf("MARK expected")
+	}
+	m := u.marks[len(u.marks)-1]
+	u.marks = u.marks[:len(u.marks)-1]
+	items := append([]any(nil), u.stack[m:]...)
+	u.stack = u.stack[:m]
+	return items, nil
+}
+
+func (u *unpickler) run() (any, error) {
+	for {
+		u.opPos = u.pos
+		if u.pos >= len(u.data) {
+			return nil, errPickleEOF
+		}
+		op := u.data[u.pos]
+		u.pos++
+		if op == '.' { // STOP
+			return u.pop()
+		}
+		if err := u.step(op); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (u *unpickler) step(op byte) error {
+	switch op {
+	case 0x80: // PROTO
+		b, err := u.read(1)
+		if err != nil {
+			return err
+		}
+		if b[0] > 5 {
+			return pickleErrorf("unsupported pickle protocol %d", b[0])
+		}
+	case 0x95: // FRAME: the frame's length is only a buffering hint
+		if _, err := u.read(8); err != nil {
+			return err
+		}
+	case '(': // MARK
+		u.marks = append(u.marks, len(u.stack))
+	case '0': // POP
+		if len(u.stack) > 0 && (len(u.marks) == 0 || len(u.stack) > u.marks[len(u.marks)-1]) {
+			u.stack = u.stack[:len(u.stack)-1]
+		} else if _, err := u.popMark(); err != nil {
+			return pickleErrorf("stack underflow")
+		}
+	case '1': // POP_MARK
+		if _, err := u.popMark(); err != nil {
+			return err
+		}
+	case '2': // DUP
+		v, err := u.top()
+		if err != nil {
+			return err
+		}
+		u.push(v)
+
+	// Scalars.
+	case 'N':
+		u.push(nil)
+	case 0x88: // NEWTRUE
+		u.push(true)
+	case 0x89: // NEWFALSE
+		u.push(false)
+	case 'K': // BININT1
+		b, err := u.read(1)
+		if err != nil {
+			return err
+		}
+		u.push(int64(b[0]))
+	case 'M': // BININT2
+		b, err := u.read(2)
+		if err != nil {
+			return err
+		}
+		u.push(int64(binary.LittleEndian.Uint16(b)))
+	case 'J': // BININT
+		b, err := u.read(4)
+		if err != nil {
+			return err
+		}
+		u.push(int64(int32(binary.LittleEndian.Uint32(b))))
+	case 0x8a, 0x8b: // LONG1, LONG4
+		size := 1
+		if op == 0x8b {
+			size = 4
+		}
+		b, err := u.readLen(size)
+		if err != nil {
+			return err
+		}
+		u.push(decodeLong(b))
+	case 'I': // INT (text); "00" and "01" are False and True
+		s, err := u.readLine()
+		if err != nil {
+			return err
+		}
+		switch s {
+		case "00":
+			u.push(false)
+		case "01":
+			u.push(true)
+		default:
+			v, err := parsePyInt(s)
+			if err != nil {
+				return err
+			}
+			u.push(v)
+		}
+	case 'L': // LONG (text)
+		s, err := u.readLine()
+		if err != nil {
+			return err
+		}
+		v, err := parsePyInt(strings.TrimSuffix(s, "L"))
+		if err != nil {
+			return err
+		}
+		u.push(v)
+	case 'G': // BINFLOAT
+		b, err := u.read(8)
+		if err != nil {
+			return err
+		}
+		u.push(math.Float64frombits(binary.BigEndian.Uint64(b)))
+	case 'F': // FLOAT (text)
+		s, err := u.readLine()
+		if err != nil {
+			return err
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return pickleErrorf("bad FLOAT %q", s)
+		}
+		u.push(f)
+
+	// Strings and bytes.
+	case 'U', 'T': // SHORT_BINSTRING, BINSTRING: Python 2 str, read as bytes
+		size := 1
+		if op == 'T' {
+			size = 4
+			if u.pos+4 <= len(u.data) && int32(binary.LittleEndian.Uint32(u.data[u.pos:])) < 0 {
+				return pickleErrorf("negative BINSTRING length")
+			}
+		}
+		b, err := u.readLen(size)
+		if err != nil {
+			return err
+		}
+		u.push(pyBytes(b))
+	case 'C', 'B', 0x8e: // SHORT_BINBYTES, BINBYTES, BINBYTES8
+		b, err := u.readLen(lenSize(op))
+		if err != nil {
+			return err
+		}
+		u.push(pyBytes(b))
+	case 0x96: // BYTEARRAY8
+		b, err := u.readLen(8)
+		if err != nil {
+			return err
+		}
+		u.push(pyBytes(b))
+	case 0x8c, 'X', 0x8d: // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
+		b, err := u.readLen(lenSize(op))
+		if err != nil {
+			return err
+		}
+		u.push(string(b))
+	case 'S': // STRING (text, a Python 2 str literal)
+		s, err := u.readLine()
+		if err != nil {
+			return err
+		}
+		b, err := unquotePyString(s)
+		if err != nil {
+			return err
+		}
+		u.push(pyBytes(b))
+	case 'V': // UNICODE (text, raw-unicode-escape)
+		s, err := u.readLine()
+		if err != nil {
+			return err
+		}
+		v, err := decodeRawUnicodeEscape(s)
+		if err != nil {
+			return err
+		}
+		u.push(v)
+
+	// Containers.
+	case ')':
+		u.push(pyTuple{})
+	case ']':
+		u.push(&pyList{})
+	case '}':
+		u.push(&pyDict{})
+	case 0x8f: // EMPTY_SET
+		u.push(&pySet{})
+	case 't', 'l', 'd', 0x91: // TUPLE, LIST, DICT, FROZENSET (items since MARK)
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		switch op {
+		case 't':
+			u.push(pyTuple(items))
+		case 'l':
+			u.push(&pyList{items: items})
+		case 0x91:
+			u.push(&pySet{items: items})
+		case 'd':
+			if len(items)%2 != 0 {
+				return pickleErrorf("DICT with an odd number of items")
+			}
+			d := &pyDict{}
+			for i := 0; i < len(items); i += 2 {
+				d.set(items[i], items[i+1])
+			}
+			u.push(d)
+		}
+	case 0x85, 0x86, 0x87: // TUPLE1, TUPLE2, TUPLE3
+		n := int(op-0x85) + 1
+		if len(u.stack) < n || (len(u.marks) > 0 && len(u.stack)-n < u.marks[len(u.marks)-1]) {
+			return pickleErrorf("stack underflow")
+		}
+		t := append(pyTuple(nil), u.stack[len(u.stack)-n:]...)
+		u.stack = u.stack[:len(u.stack)-n]
+		u.push(t)
+	case 'a': // APPEND
+		v, err := u.pop()
+		if err != nil {
+			return err
+		}
+		return u.appendTo([]any{v})
+	case 'e': // APPENDS
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		return u.appendTo(items)
+	case 0x90: // ADDITEMS
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		t, err := u.top()
+		if err != nil {
+			return err
+		}
+		s, ok := t.(*pySet)
+		if !ok {
+			return pickleErrorf("ADDITEMS to a %s", pyTypeName(t))
+		}
+		s.items = append(s.items, items...)
+	case 's': // SETITEM
+		v, err := u.pop()
+		if err != nil {
+			return err
+		}
+		k, err := u.pop()
+		if err != nil {
+			return err
+		}
+		return u.setItems([]any{k, v})
+	case 'u': // SETITEMS
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		if len(items)%2 != 0 {
+			return pickleErrorf("SETITEMS with an odd number of items")
+		}
+		return u.setItems(items)
+
+	// Memo.
+	case 'p', 'q', 'r', 0x94: // PUT, BINPUT, LONG_BINPUT, MEMOIZE
+		var idx int
+		switch op {
+		case 'p':
+			s, err := u.readLine()
+			if err != nil {
+				return err
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				return pickleErrorf("bad PUT index %q", s)
+			}
+			idx = n
+		case 'q':
+			b, err := u.read(1)
+			if err != nil {
+				return err
+			}
+			idx = int(b[0])
+		case 'r':
+			b, err := u.read(4)
+			if err != nil {
+				return err
+			}
+			idx = int(binary.LittleEndian.Uint32(b))
+		case 0x94:
+			idx = len(u.memo)
+		}
+		v, err := u.top()
+		if err != nil {
+			return err
+		}
+		u.memo[idx] = v
+	case 'g', 'h', 'j': // GET, BINGET, LONG_BINGET
+		var idx int
+		switch op {
+		case 'g':
+			s, err := u.readLine()
+			if err != nil {
+				return err
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return pickleErrorf("bad GET index %q", s)
+			}
+			idx = n
+		case 'h':
+			b, err := u.read(1)
+			if err != nil {
+				return err
+			}
+			idx = int(b[0])
+		case 'j':
+			b, err := u.read(4)
+			if err != nil {
+				return err
+			}
+			idx = int(binary.LittleEndian.Uint32(b))
+		}
+		v, ok := u.memo[idx]
+		if !ok {
+			return pickleErrorf("memo key %d missing", idx)
+		}
+		u.push(v)
+
+	// Globals, calls and object state.
+	case 'c': // GLOBAL
+		mod, err := u.readLine()
+		if err != nil {
+			return err
+		}
+		name, err := u.readLine()
+		if err != nil {
+			return err
+		}
+		u.push(pyGlobal{mod, name})
+	case 0x93: // STACK_GLOBAL
+		name, err := u.pop()
+		if err != nil {
+			return err
+		}
+		mod, err := u.pop()
+		if err != nil {
+			return err
+		}
+		ms, ok1 := mod.(string)
+		ns, ok2 := name.(string)
+		if !ok1 || !ok2 {
+			return pickleErrorf("STACK_GLOBAL with non-string names")
+		}
+		u.push(pyGlobal{ms, ns})
+	case 'R': // REDUCE
+		args, err := u.pop()
+		if err != nil {
+			return err
+		}
+		fn, err := u.pop()
+		if err != nil {
+			return err
+		}
+		t, ok := args.(pyTuple)
+		if !ok {
+			return pickleErrorf("REDUCE arguments are a %s, not a tuple", pyTypeName(args))
+		}
+		v, err := callGlobal(fn, t)
+		if err != nil {
+			return err
+		}
+		u.push(v)
+	case 0x81: // NEWOBJ: cls.__new__(cls, *args)
+		args, err := u.pop()
+		if err != nil {
+			return err
+		}
+		cls, err := u.pop()
+		if err != nil {
+			return err
+		}
+		t, ok := args.(pyTuple)
+		if !ok {
+			return pickleErrorf("NEWOBJ arguments are a %s, not a tuple", pyTypeName(args))
+		}
+		v, err := callGlobal(cls, t)
+		if err != nil {
+			return err
+		}
+		u.push(v)
+	case 0x92: // NEWOBJ_EX
+		kwargs, err := u.pop()
+		if err != nil {
+			return err
+		}
+		args, err := u.pop()
+		if err != nil {
+			return err
+		}
+		cls, err := u.pop()
+		if err != nil {
+			return err
+		}
+		t, ok := args.(pyTuple)
+		if kw, isDict := kwargs.(*pyDict); !ok || !isDict || len(kw.keys) != 0 {
+			return pickleErrorf("NEWOBJ_EX of %s with keyword arguments", pyTypeName(cls))
+		}
+		v, err := callGlobal(cls, t)
+		if err != nil {
+			return err
+		}
+		u.push(v)
+	case 'i': // INST: module\nname\n, arguments since MARK
+		mod, err := u.readLine()
+		if err != nil {
+			return err
+		}
+		name, err := u.readLine()
+		if err != nil {
+			return err
+		}
+		args, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		v, err := callGlobal(pyGlobal{mod, name}, pyTuple(args))
+		if err != nil {
+			return err
+		}
+		u.push(v)
+	case 'o': // OBJ: class and arguments since MARK
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			return pickleErrorf("OBJ without a class")
+		}
+		v, err := callGlobal(items[0], pyTuple(items[1:]))
+		if err != nil {
+			return err
+		}
+		u.push(v)
+	case 'b': // BUILD
+		state, err := u.pop()
+		if err != nil {
+			return err
+		}
+		obj, err := u.top()
+		if err != nil {
+			return err
+		}
+		return build(obj, state)
+	case 0x98: // READONLY_BUFFER: bytes stay bytes
+		if _, err := u.top(); err != nil {
+			return err
+		}
+	case 0x97: // NEXT_BUFFER
+		return pickleErrorf("out-of-band buffers (pickle protocol 5 with buffer_callback) are not supported")
+	case 'P', 'Q':
+		return pickleErrorf("persistent ids are not supported")
+	case 0x82, 0x83, 0x84:
+		return pickleErrorf("extension codes (copyreg.add_extension) are not supported")
+	default:
+		return pickleErrorf("unknown opcode 0x%02x: not a pickle", op)
+	}
+	return nil
+}
+
+func (u *unpickler) appendTo(items []any) error {
+	t, err := u.top()
+	if err != nil {
+		return err
+	}
+	l, ok := t.(*pyList)
+	if !ok {
+		return pickleErrorf("APPEND to a %s", pyTypeName(t))
+	}
+	l.items = append(l.items, items...)
+	return nil
+}
+
+func (u *unpickler) setItems(items []any) error {
+	t, err := u.top()
+	if err != nil {
+		return err
+	}
+	d, ok := t.(*pyDict)
+	if !ok {
+		return pickleErrorf("SETITEM on a %s", pyTypeName(t))
+	}
+	for i := 0; i+1 < len(items); i += 2 {
+		d.set(items[i], items[i+1])
+	}
+	return nil
+}
+
+// set appends a key; a repeated key shadows the earlier one, as in Python.
+func (d *pyDict) set(k, v any) {
+	d.keys = append(d.keys, k)
+	d.vals = append(d.vals, v)
+}
+
+// get looks a string key up, matching a str key or a bytes one (Python 2
+// str keys are read as bytes; Python 3 files may use either).
+func (d *pyDict) get(key string) (any, bool) {
+	for i := len(d.keys) - 1; i >= 0; i-- {
+		switch k := d.keys[i].(type) {
+		case string:
+			if k == key {
+				return d.vals[i], true
+			}
+		case pyBytes:
+			if string(k) == key {
+				return d.vals[i], true
+			}
+		}
+	}
+	return nil, false
+}
+
+// keyNames lists the string keys, for error messages.
+func (d *pyDict) keyNames() []string {
+	var names []string
+	for _, k := range d.keys {
+		switch k := k.(type) {
+		case string:
+			names = append(names, strconv.Quote(k))
+		case pyBytes:
+			names = append(names, "b"+strconv.Quote(string(k)))
+		default:
+			names = append(names, pyTypeName(k))
+		}
+	}
+	return names
+}
+
+// pyTypeName names a decoded value's Python type, for error messages.
+func pyTypeName(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		return "bool"
+	case int64, *big.Int:
+		return "int"
+	case float64:
+		return "float"
+	case string:
+		return "str"
+	case pyBytes:
+		return "bytes"
+	case pyTuple:
+		return "tuple"
+	case *pyList:
+		return "list"
+	case *pyDict:
+		return "dict"
+	case *pySet:
+		return "set"
+	case pyGlobal:
+		return v.module + "." + v.name
+	case *npArray:
+		return "numpy.ndarray"
+	case *npDtype:
+		return "numpy.dtype"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// decodeLong decodes the little-endian two's complement of LONG1/LONG4.
+func decodeLong(b []byte) any {
+	if len(b) == 0 {
+		return int64(0)
+	}
+	if len(b) <= 8 {
+		var v uint64
+		for i := len(b) - 1; i >= 0; i-- {
+			v = v<<8 | uint64(b[i])
+		}
+		if shift := 64 - 8*len(b); b[len(b)-1]&0x80 != 0 {
+			return int64(v<<shift) >> shift // sign-extend
+		}
+		if v <= math.MaxInt64 {
+			return int64(v)
+		}
+	}
+	be := make([]byte, len(b))
+	for i, c := range b {
+		be[len(b)-1-i] = c
+	}
+	n := new(big.Int).SetBytes(be)
+	if b[len(b)-1]&0x80 != 0 {
+		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return n
+}
+
+func parsePyInt(s string) (any, error) {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, nil
+	}
+	n, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return nil, pickleErrorf("bad integer %q", s)
+	}
+	return n, nil
+}
+
+// unquotePyString decodes the repr of a Python 2 str (STRING opcode).
+func unquotePyString(s string) ([]byte, error) {
+	if len(s) < 2 || (s[0] != '\'' && s[0] != '"') || s[len(s)-1] != s[0] {
+		return nil, pickleErrorf("bad STRING %.40q", s)
+	}
+	s = s[1 : len(s)-1]
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i >= len(s) {
+			return nil, pickleErrorf("bad STRING escape")
+		}
+		switch c = s[i]; c {
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'a':
+			out = append(out, 7)
+		case 'b':
+			out = append(out, 8)
+		case 'f':
+			out = append(out, 12)
+		case 'v':
+			out = append(out, 11)
+		case '\\', '\'', '"':
+			out = append(out, c)
+		case '\n':
+		case 'x':
+			if i+2 >= len(s) {
+				return nil, pickleErrorf("bad STRING escape")
+			}
+			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return nil, pickleErrorf("bad STRING escape")
+			}
+			out = append(out, byte(v))
+			i += 2
+		default:
+			if c >= '0' && c <= '7' {
+				v, j := 0, i
+				for ; j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7'; j++ {
+					v = v*8 + int(s[j]-'0')
+				}
+				out = append(out, byte(v))
+				i = j - 1
+			} else {
+				out = append(out, '\\', c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// decodeRawUnicodeEscape decodes the UNICODE opcode's argument: latin-1
+// bytes with \uXXXX and \UXXXXXXXX escapes.
+func decodeRawUnicodeEscape(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) && (s[i+1] == 'u' || s[i+1] == 'U') {
+			n := 4
+			if s[i+1] == 'U' {
+				n = 8
+			}
+			if i+2+n > len(s) {
+				return "", pickleErrorf("bad UNICODE escape")
+			}
+			v, err := strconv.ParseUint(s[i+2:i+2+n], 16, 32)
+			if err != nil || v > utf8.MaxRune {
+				return "", pickleErrorf("bad UNICODE escape")
+			}
+			b.WriteRune(rune(v))
+			i += 1 + n
+			continue
+		}
+		b.WriteRune(rune(c)) // latin-1
+	}
+	return b.String(), nil
+}
+
+// encodeLatin1 is Python's str.encode("latin-1"), which is how Python 3
+// pickles bytes at protocols 0 to 2: _codecs.encode(text, "latin1").
+func encodeLatin1(s string) ([]byte, error) {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r > 0xff || (r == utf8.RuneError && size == 1) {
+			return nil, pickleErrorf("text is not latin-1 encodable")
+		}
+		out = append(out, byte(r))
+		i += size
+	}
+	return out, nil
+}
+
+// toBytes converts the argument list of bytes(...) and bytearray(...) as
+// pickled: (), (bytes,), (text, encoding) or (list of ints,).
+func toBytes(args pyTuple) ([]byte, error) {
+	if len(args) == 0 {
+		return []byte{}, nil
+	}
+	switch a := args[0].(type) {
+	case pyBytes:
+		return a, nil
+	case string:
+		if len(args) > 1 {
+			return encodeText(a, args[1])
+		}
+	case *pyList:
+		out := make([]byte, len(a.items))
+		for i, it := range a.items {
+			v, ok := it.(int64)
+			if !ok || v < 0 || v > 255 {
+				return nil, pickleErrorf("bytes from a list holding %s", pyTypeName(it))
+			}
+			out[i] = byte(v)
+		}
+		return out, nil
+	}
+	return nil, pickleErrorf("cannot make bytes from %s", pyTypeName(args[0]))
+}
+
+func encodeText(s string, encoding any) ([]byte, error) {
+	enc, _ := encoding.(string)
+	switch strings.ReplaceAll(strings.ToLower(enc), "_", "-") {
+	case "latin1", "latin-1", "iso-8859-1", "iso8859-1", "l1":
+		return encodeLatin1(s)
+	case "utf-8", "utf8":
+		return []byte(s), nil
+	}
+	return nil, pickleErrorf("unsupported text encoding %q", enc)
+}
+
+// callGlobal calls one of the few globals this reader knows. Anything else
+// is an error: the reader never runs arbitrary code, and a foreign pickle
+// is reported by the first class it needs.
+func callGlobal(fn any, args pyTuple) (any, error) {
+	g, ok := fn.(pyGlobal)
+	if !ok {
+		return nil, pickleErrorf("cannot call a %s", pyTypeName(fn))
+	}
+	mod := g.module
+	switch mod {
+	case "numpy.core.multiarray", "numpy._core.multiarray":
+		mod = "multiarray"
+	case "numpy.core.numeric", "numpy._core.numeric":
+		mod = "numeric"
+	case "__builtin__":
+		mod = "builtins"
+	}
+	switch mod + "." + g.name {
+	case "_codecs.encode":
+		if len(args) == 0 {
+			break
+		}
+		s, ok := args[0].(string)
+		if !ok {
+			return nil, pickleErrorf("_codecs.encode of a %s", pyTypeName(args[0]))
+		}
+		if len(args) == 1 {
+			return pyBytes(s), nil
+		}
+		b, err := encodeText(s, args[1])
+		return pyBytes(b), err
+	case "builtins.bytes", "builtins.bytearray":
+		b, err := toBytes(args)
+		return pyBytes(b), err
+	case "builtins.set", "builtins.frozenset":
+		s := &pySet{}
+		if len(args) > 0 {
+			switch it := args[0].(type) {
+			case *pyList:
+				s.items = it.items
+			case pyTuple:
+				s.items = it
+			}
+		}
+		return s, nil
+	case "collections.OrderedDict":
+		if len(args) == 0 {
+			return &pyDict{}, nil
+		}
+	case "multiarray._reconstruct":
+		// _reconstruct(ndarray, (0,), b"b") makes an empty array that the
+		// following BUILD fills in.
+		if len(args) == 3 {
+			if cls, ok := args[0].(pyGlobal); ok && cls.module == "numpy" && cls.name == "ndarray" {
+				return &npArray{}, nil
+			}
+			return nil, pickleErrorf("numpy array of class %s is not supported (want numpy.ndarray)", pyTypeName(args[0]))
+		}
+	case "numpy.dtype":
+		if len(args) >= 1 {
+			var descr string
+			switch d := args[0].(type) {
+			case string:
+				descr = d
+			case pyBytes:
+				descr = string(d)
+			default:
+				return nil, pickleErrorf("numpy.dtype of a %s", pyTypeName(args[0]))
+			}
+			return &npDtype{descr: descr, order: '|'}, nil
+		}
+	case "numeric._frombuffer":
+		// Protocol 5: _frombuffer(buffer, dtype, shape, order).
+		if len(args) == 4 {
+			return frombuffer(args)
+		}
+	case "multiarray.scalar":
+		// A numpy scalar such as np.int64(3): scalar(dtype, raw bytes).
+		if len(args) == 2 {
+			return npScalar(args[0], args[1])
+		}
+	default:
+		return nil, pickleErrorf("unsupported Python object %s.%s (not plain data and numpy arrays)", g.module, g.name)
+	}
+	return nil, pickleErrorf("unexpected arguments to %s.%s", g.module, g.name)
+}
+
+func frombuffer(args pyTuple) (any, error) {
+	buf, ok := args[0].(pyBytes)
+	dt, ok2 := args[1].(*npDtype)
+	if !ok || !ok2 {
+		return nil, pickleErrorf("numpy _frombuffer of a %s as %s", pyTypeName(args[0]), pyTypeName(args[1]))
+	}
+	a := &npArray{dtype: dt, built: true}
+	var err error
+	if a.shape, err = toShape(args[2]); err != nil {
+		return nil, err
+	}
+	switch o, _ := args[3].(string); o {
+	case "C":
+	case "F":
+		a.fortran = true
+	default:
+		return nil, pickleErrorf("numpy _frombuffer with order %v", args[3])
+	}
+	a.data = buf
+	return a, a.checkSize()
+}
+
+func npScalar(dtype, raw any) (any, error) {
+	dt, ok := dtype.(*npDtype)
+	b, ok2 := raw.(pyBytes)
+	if !ok || !ok2 {
+		return nil, pickleErrorf("numpy scalar of %s", pyTypeName(dtype))
+	}
+	a := &npArray{dtype: dt, data: b, built: true}
+	if k, size := dt.kind(); len(b) != size || (k != 'i' && k != 'u' && k != 'b') {
+		return nil, pickleErrorf("numpy scalar of dtype %s is not supported", dt)
+	}
+	return a.intAt(0), nil
+}
+
+// build applies BUILD: the state of a numpy array or dtype.
+func build(obj, state any) error {
+	st, ok := state.(pyTuple)
+	switch o := obj.(type) {
+	case *npArray:
+		// (version, shape, dtype, is_fortran, raw data); old numpy
+		// versions leave out the version.
+		if ok && len(st) == 5 {
+			st = st[1:]
+		}
+		if !ok || len(st) != 4 {
+			return pickleErrorf("unexpected numpy array state (%s)", pyTypeName(state))
+		}
+		shape, err := toShape(st[0])
+		if err != nil {
+			return err
+		}
+		dt, ok := st[1].(*npDtype)
+		if !ok {
+			return pickleErrorf("numpy array state with a %s for dtype", pyTypeName(st[1]))
+		}
+		fortran, err := toBool(st[2])
+		if err != nil {
+			return err
+		}
+		raw, ok := st[3].(pyBytes)
+		if !ok {
+			if k, _ := dt.kind(); k == 'O' {
+				return pickleErrorf("numpy arrays of Python objects (dtype=object) are not supported")
+			}
+			return pickleErrorf("numpy array data is a %s, not bytes", pyTypeName(st[3]))
+		}
+		*o = npArray{shape: shape, dtype: dt, fortran: fortran, data: raw, built: true}
+		return o.checkSize()
+	case *npDtype:
+		// (version, byte order, subarray, names, fields, elsize, alignment,
+		// flags[, metadata]).
+		if !ok || len(st) < 8 {
+			return pickleErrorf("unexpected numpy dtype state (%s)", pyTypeName(state))
+		}
+		if st[2] != nil || st[3] != nil || st[4] != nil {
+			return pickleErrorf("structured or sub-array numpy dtypes are not supported")
+		}
+		var order string
+		switch v := st[1].(type) {
+		case string:
+			order = v
+		case pyBytes:
+			order = string(v)
+		}
+		if len(order) != 1 || !strings.Contains("<>|=", order) {
+			return pickleErrorf("numpy dtype with byte order %v", st[1])
+		}
+		o.order = order[0]
+		return nil
+	}
+	return pickleErrorf("cannot restore the state of a %s", pyTypeName(obj))
+}
+
+func toShape(v any) ([]int, error) {
+	t, ok := v.(pyTuple)
+	if !ok {
+		return nil, pickleErrorf("numpy shape is a %s, not a tuple", pyTypeName(v))
+	}
+	shape := make([]int, len(t))
+	total := int64(1)
+	for i, d := range t {
+		n, ok := d.(int64)
+		if !ok || n < 0 {
+			return nil, pickleErrorf("bad numpy shape %v", t)
+		}
+		shape[i] = int(n)
+		if total *= max(n, 1); total > maxPickleElements {
+			return nil, pickleErrorf("implausible numpy shape %v", shape)
+		}
+	}
+	return shape, nil
+}
+
+func toBool(v any) (bool, error) {
+	switch b := v.(type) {
+	case bool:
+		return b, nil
+	case int64:
+		return b != 0, nil
+	}
+	return false, pickleErrorf("expected a bool, got a %s", pyTypeName(v))
+}
+
+func (a *npArray) len() int {
+	n := 1
+	for _, d := range a.shape {
+		n *= d
+	}
+	return n
+}
+
+func (a *npArray) checkSize() error {
+	_, size := a.dtype.kind()
+	if size == 0 {
+		return pickleErrorf("numpy dtype %q is not supported", a.dtype.descr)
+	}
+	if want := int64(a.len()) * int64(size); int64(len(a.data)) != want {
+		return pickleErrorf("numpy array of shape %v and dtype %s holds %d bytes, want %d",
+			a.shape, a.dtype, len(a.data), want)
+	}
+	return nil
+}
+
+// intAt reads element i of an integer or bool array as an int64 (uint64
+// values above MaxInt64 come out negative, which range checks reject).
+func (a *npArray) intAt(i int) int64 {
+	k, size := a.dtype.kind()
+	b := a.data[i*size : (i+1)*size]
+	var v uint64
+	if a.dtype.bigEndian() {
+		for _, c := range b {
+			v = v<<8 | uint64(c)
+		}
+	} else {
+		for j := len(b) - 1; j >= 0; j-- {
+			v = v<<8 | uint64(b[j])
+		}
+	}
+	if k == 'i' && size < 8 && v&(1<<(8*size-1)) != 0 {
+		v |= ^uint64(0) << (8 * size) // sign-extend
+	}
+	return int64(v)
+}
+
+// errNotArray is returned by the accessors below for values of another type.
+var errNotArray = errors.New("not a numpy array")
+
+// uint8Matrix returns a 2-D uint8 array's rows, columns and elements in
+// row-major order (a Fortran-ordered array is transposed into a new slice).
+func uint8Matrix(v any) (rows, cols int, data []byte, err error) {
+	a, ok := v.(*npArray)
+	if !ok || !a.built {
+		return 0, 0, nil, fmt.Errorf("%w (a %s)", errNotArray, pyTypeName(v))
+	}
+	if k, size := a.dtype.kind(); k != 'u' || size != 1 {
+		return 0, 0, nil, fmt.Errorf("dtype %s", a.dtype)
+	}
+	if len(a.shape) != 2 {
+		return 0, 0, nil, fmt.Errorf("shape %v", a.shape)
+	}
+	rows, cols = a.shape[0], a.shape[1]
+	if !a.fortran {
+		return rows, cols, a.data, nil
+	}
+	data = make([]byte, len(a.data))
+	for c := range cols {
+		for r := range rows {
+			data[r*cols+c] = a.data[c*rows+r]
+		}
+	}
+	return rows, cols, data, nil
+}
+
+// intList returns the integers of a list, a tuple, or a 1-D integer array.
+func intList(v any) ([]int64, error) {
+	var items []any
+	switch l := v.(type) {
+	case *pyList:
+		items = l.items
+	case pyTuple:
+		items = l
+	case *npArray:
+		k, _ := l.dtype.kind()
+		if !l.built || len(l.shape) != 1 && !(len(l.shape) == 2 && (l.shape[1] == 1 || l.shape[0] == 1)) {
+			return nil, fmt.Errorf("a numpy array of shape %v, want a list of ints", l.shape)
+		}
+		if k != 'i' && k != 'u' {
+			return nil, fmt.Errorf("a numpy array of dtype %s, want a list of ints", l.dtype)
+		}
+		out := make([]int64, l.len())
+		for i := range out {
+			out[i] = l.intAt(i)
+		}
+		return out, nil
+	default:
+		return nil, fmt.Errorf("a %s, want a list of ints", pyTypeName(v))
+	}
+	out := make([]int64, len(items))
+	for i, it := range items {
+		n, ok := it.(int64)
+		if !ok {
+			return nil, fmt.Errorf("a list holding a %s at index %d, want ints", pyTypeName(it), i)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
