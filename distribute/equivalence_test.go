@@ -113,7 +113,8 @@ func trainModel(t *testing.T, n int, x, y *tensor.Dense, opt string, model func(
 	}
 	// 33 examples in batches of 10: steps of 10, 10, 10 and 3, so 3 and 4
 	// replicas get uneven parts and with 4 the last step leaves one empty.
-	if _, err := m.Fit(x, y, keras.FitConfig{Epochs: 2, BatchSize: 10, Seed: 5, Verbose: keras.VerboseSilent}); err != nil {
+	check := &copiesIdentical{t: t}
+	if _, err := m.Fit(x, y, keras.FitConfig{Epochs: 2, BatchSize: 10, Seed: 5, Verbose: keras.VerboseSilent, Callbacks: []keras.Callback{check}}); err != nil {
 		t.Fatalf("%d replicas: %v", n, err)
 	}
 	return m
@@ -160,6 +161,29 @@ func checkEquivalence(t *testing.T, x, y *tensor.Dense, opt string, model func()
 			}
 		}
 	}
+}
+
+// copiesIdentical checks after every step that each replica's copy of
+// every weight is bitwise the primary.
+type copiesIdentical struct {
+	keras.CallbackBase
+	t     *testing.T
+	steps int
+}
+
+func (c *copiesIdentical) OnTrainBatchEnd(batch int, _ keras.Logs) error {
+	c.steps++
+	for _, v := range c.Model.Weights() {
+		for r := 1; r < v.Replicas(); r++ {
+			a, b := v.Data(0), v.Data(r)
+			for j := range a {
+				if math.Float32bits(a[j]) != math.Float32bits(b[j]) {
+					c.t.Fatalf("after step %d: %s copy %d differs from copy 0", c.steps, v.Name(), r)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // relDiff is max|a-b| / max|b|.

@@ -139,3 +139,10 @@ func NewOneDeviceStrategy(device string) (*OneDeviceStrategy, error) {
 	}
 	return &OneDeviceStrategy{m}, nil
 }
+
+// GetStrategy returns the strategy in scope, or the default strategy (one
+// replica) outside any scope, as tf.distribute.get_strategy.
+func GetStrategy() engine.Strategy { return engine.CurrentStrategy() }
+
+// HasStrategy reports whether a strategy other than the default is in scope.
+func HasStrategy() bool { return engine.CurrentStrategy() != engine.Default() }
