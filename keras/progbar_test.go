@@ -13,7 +13,9 @@ func TestProgbarLayout(t *testing.T) {
 	p.start = start
 	p.Interval = 0
 	// Step i ends at 9 ms * i.
-	at := func(step int) { p.now = func() time.Time { return start.Add(time.Duration(step) * 9 * time.Millisecond) } }
+	at := func(step int) {
+		p.now = func() time.Time { return start.Add(time.Duration(step) * 9 * time.Millisecond) }
+	}
 	logs := []LogItem{{"loss", 0.20764}, {"accuracy", 0.93641}}
 	at(1)
 	p.Update(1, logs, false)
