@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gokeras/gokeras/distribute"
@@ -38,17 +39,32 @@ func main() {
 	batch := flag.Int("batch", 64, "global batch size")
 	steps := flag.Int("steps", 50, "timed steps")
 	warmup := flag.Int("warmup", 3, "untimed steps first (tracing, buffer allocation)")
-	replicas := flag.Int("replicas", 1, "MirroredStrategy replicas (logical CPUs)")
+	replicaList := flag.String("replicas", "1", "MirroredStrategy replicas (logical CPUs); a list such as 1,2 times each and prints the scaling")
 	compare := flag.Bool("compare", false, "also run the PyTorch reference and print the ratio")
 	reference := flag.String("reference", "", "path of torch_reference.py (default: ../shared/reference/torch_reference.py)")
 	flag.Parse()
-	ms, err := timeSteps(*model, *batch, *steps, *warmup, *replicas)
-	if err != nil {
-		log.Fatal(err)
-	}
 	threads := runtime.GOMAXPROCS(0)
-	fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f samples_per_s=%.0f replicas=%d impl=gokeras\n",
-		*model, *batch, threads, ms, float64(*batch)/ms*1e3, *replicas)
+	var ms float64
+	var rates []string
+	for _, f := range strings.Split(*replicaList, ",") {
+		replicas, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || replicas < 1 {
+			log.Fatalf("-replicas: %q is not a replica count", f)
+		}
+		t, err := timeSteps(*model, *batch, *steps, *warmup, replicas)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ms == 0 {
+			ms = t
+		}
+		fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f samples_per_s=%.0f replicas=%d impl=gokeras\n",
+			*model, *batch, threads, t, float64(*batch)/t*1e3, replicas)
+		rates = append(rates, fmt.Sprintf("%d:%.0f", replicas, float64(*batch)/t*1e3))
+	}
+	if len(rates) > 1 {
+		fmt.Printf("scaling model=%s batch=%d samples_per_s_by_replicas=%s\n", *model, *batch, strings.Join(rates, ","))
+	}
 	if !*compare {
 		return
 	}

@@ -35,7 +35,7 @@ func main() {
 	verbose := flag.Int("verbose", keras.VerboseAuto, "Fit verbosity: 0 auto, -1 silent, 1 bar, 2 one line per epoch")
 	summary := flag.Bool("summary", true, "print the model summary")
 	flag.Parse()
-	if err := run(*replicas, *epochs, *batchSize, *limit, *testLimit, *seed, *dataDir, *verbose, *summary); err != nil {
+	if _, err := run(*replicas, *epochs, *batchSize, *limit, *testLimit, *seed, *dataDir, *verbose, *summary); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -67,7 +67,7 @@ func head(t *tensor.Dense, n int) *tensor.Dense {
 	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float32(nil), t.Data().([]float32)[:n*row]...)))
 }
 
-func run(replicas, epochs, batchSize, limit, testLimit int, seed int64, dataDir string, verbose int, summary bool) error {
+func run(replicas, epochs, batchSize, limit, testLimit int, seed int64, dataDir string, verbose int, summary bool) (*keras.History, error) {
 	layers.SetRandomSeed(uint64(seed))
 	var opts []datasets.LoadOption
 	if dataDir != "" {
@@ -75,34 +75,34 @@ func run(replicas, epochs, batchSize, limit, testLimit int, seed int64, dataDir 
 	}
 	train, test, err := datasets.LoadCIFAR10(opts...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	xTrain, yTrain, err := prepare(train, limit)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	xTest, yTest, err := prepare(test, testLimit)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := distribute.SetLogicalCPUs(replicas); err != nil {
-		return err
+		return nil, err
 	}
 	strategy, err := distribute.NewMirroredStrategy()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Printf("Number of devices: %d\n", strategy.NumReplicasInSync())
 	globalBatch := batchSize * strategy.NumReplicasInSync()
 
 	trainDS, err := datasets.FromTensorSlices(xTrain, yTrain)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	trainDataset := trainDS.Shuffle(10000, seed).Batch(globalBatch, false).Prefetch(2)
 	testDS, err := datasets.FromTensorSlices(xTest, yTest)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	testDataset := testDS.Batch(globalBatch, false).Prefetch(2)
 
@@ -117,21 +117,22 @@ func run(replicas, epochs, batchSize, limit, testLimit int, seed int64, dataDir 
 	}
 	exit()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if summary && verbose != keras.VerboseSilent {
 		if err := resnetModel.Summary(); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if _, err := resnetModel.Fit(trainDataset, nil, keras.FitConfig{Epochs: epochs, ValidationData: testDataset, Verbose: verbose}); err != nil {
-		return err
+	hist, err := resnetModel.Fit(trainDataset, nil, keras.FitConfig{Epochs: epochs, ValidationData: testDataset, Verbose: verbose})
+	if err != nil {
+		return nil, err
 	}
 	logs, err := resnetModel.Evaluate(testDataset, nil, keras.EvaluateConfig{Verbose: verbose})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	acc, _ := logs.Get("accuracy")
 	fmt.Printf("test_accuracy: %.4f\n", acc)
-	return nil
+	return hist, nil
 }
