@@ -56,6 +56,14 @@ type FitConfig struct {
 	Out io.Writer
 }
 
+// InitialEpochSetter is implemented by callbacks that decide, in
+// OnTrainBegin, the epoch Fit starts at (BackupAndRestore resuming an
+// interrupted run): when InitialEpoch reports true, its epoch replaces
+// FitConfig.InitialEpoch.
+type InitialEpochSetter interface {
+	InitialEpoch() (epoch int, ok bool)
+}
+
 // EvaluateConfig is model.evaluate's keyword arguments.
 type EvaluateConfig struct {
 	BatchSize int
@@ -269,6 +277,13 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 	if err := cbs.each(func(c Callback) error { return c.OnTrainBegin(nil) }); err != nil {
 		return hist, err
 	}
+	for _, c := range cbs {
+		if s, ok := c.(InitialEpochSetter); ok {
+			if e, ok := s.InitialEpoch(); ok {
+				cfg.InitialEpoch = e
+			}
+		}
+	}
 	fn := m.trainFunction()
 	var epochLogs Logs
 	for epoch := cfg.InitialEpoch; epoch < epochs && !m.stopTraining; epoch++ {
@@ -302,6 +317,9 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 				return hist, err
 			}
 			step++
+			if m.stopTraining {
+				break // as Keras, e.g. TerminateOnNaN, stops after the batch
+			}
 		}
 		err := pass.Err()
 		pass.Close()
