@@ -29,7 +29,10 @@ func (d *Dataset) Shuffle(bufferSize int, seed int64) *Dataset {
 	}
 	var passes atomic.Uint64
 	return d.derive("Shuffle", d.Cardinality(), argErr, func(ctx context.Context) stream {
-		pass := passes.Add(1) - 1
+		pass, ok := passFromContext(ctx)
+		if !ok {
+			pass = passes.Add(1) - 1
+		}
 		// Both PCG words depend on the pass so that passes of the same
 		// seed, and seeds of the same pass, give unrelated orders.
 		rng := rand.New(rand.NewPCG(uint64(seed)^0x9e3779b97f4a7c15*(pass+1), pass))

@@ -153,8 +153,10 @@ func (s datasetSource) Steps() int {
 
 func (s datasetSource) Samples() int { return 0 }
 
-func (s datasetSource) Pass(ctx context.Context, _ int) batches {
-	return &datasetPass{it: s.ds.Iterate(ctx)}
+func (s datasetSource) Pass(ctx context.Context, epoch int) batches {
+	// The epoch fixes the dataset's shuffle order, so a resumed run
+	// (BackupAndRestore) sees the orders of an uninterrupted one.
+	return &datasetPass{it: s.ds.Iterate(datasets.WithEpoch(ctx, epoch))}
 }
 
 type datasetPass struct {

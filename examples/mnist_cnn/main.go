@@ -11,14 +11,17 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log"
 	"os"
+	"os/signal"
 
 	"github.com/gokeras/gokeras/datasets"
 	"github.com/gokeras/gokeras/distribute"
 	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/callbacks"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
 	"github.com/gokeras/gokeras/keras/optimizers"
@@ -34,11 +37,16 @@ func main() {
 	seed := flag.Int64("seed", 0, "random seed for weights and shuffling")
 	verbose := flag.Int("verbose", keras.VerboseAuto, "Fit verbosity: 0 auto, -1 silent, 1 bar, 2 one line per epoch")
 	replicas := flag.Int("replicas", 1, "replicas of MirroredStrategy (logical CPUs when there is no GPU)")
+	flag.StringVar(&backupDir, "backup-dir", "", "BackupAndRestore directory: an interrupted run started again resumes at the epoch it reached")
+	flag.StringVar(&saveWeights, "save-weights", "", "write the final weights to this .weights.npz file")
+	flag.StringVar(&plotPath, "plot", "history.png", "write the training curves to this PNG (empty: no plot)")
 	flag.Parse()
 	if err := run(*dataset, *dataDir, *epochs, *batchSize, *limit, *seed, *verbose, *replicas); err != nil {
 		log.Fatal(err)
 	}
 }
+
+var backupDir, saveWeights, plotPath string
 
 func load(name, dir string) (train, test datasets.Pair, err error) {
 	var opts []datasets.LoadOption
@@ -140,8 +148,27 @@ func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verb
 			return err
 		}
 	}
-	if _, err := model.Fit(trainDataset, nil, keras.FitConfig{Epochs: epochs, ValidationData: evalDataset, Verbose: verbose}); err != nil {
+	var cbs []keras.Callback
+	if backupDir != "" {
+		cbs = append(cbs, callbacks.NewBackupAndRestore(backupDir))
+	}
+	// Ctrl-C stops Fit at the end of the current batch (callbacks still
+	// see the end of training, so a backup is kept).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	history, err := model.Fit(trainDataset, nil, keras.FitConfig{Epochs: epochs, ValidationData: evalDataset, Verbose: verbose, Callbacks: cbs, Context: ctx})
+	if err != nil {
 		return err
+	}
+	if plotPath != "" {
+		if err := history.Plot(plotPath); err != nil {
+			return err
+		}
+	}
+	if saveWeights != "" {
+		if err := model.SaveWeights(saveWeights); err != nil {
+			return err
+		}
 	}
 	logs, err := model.Evaluate(evalDataset, nil, keras.EvaluateConfig{Verbose: verbose})
 	if err != nil {
