@@ -40,13 +40,17 @@ func main() {
 	flag.StringVar(&backupDir, "backup-dir", "", "BackupAndRestore directory: an interrupted run started again resumes at the epoch it reached")
 	flag.StringVar(&saveWeights, "save-weights", "", "write the final weights to this .weights.npz file")
 	flag.StringVar(&plotPath, "plot", "history.png", "write the training curves to this PNG (empty: no plot)")
+	flag.IntVar(&globalBatch, "global-batch", 0, "global batch size (default: -batch-size times the replicas, as the tutorial); fixing it makes runs with different replica counts the same computation")
 	flag.Parse()
 	if err := run(*dataset, *dataDir, *epochs, *batchSize, *limit, *seed, *verbose, *replicas); err != nil {
 		log.Fatal(err)
 	}
 }
 
-var backupDir, saveWeights, plotPath string
+var (
+	backupDir, saveWeights, plotPath string
+	globalBatch                      int
+)
 
 func load(name, dir string) (train, test datasets.Pair, err error) {
 	var opts []datasets.LoadOption
@@ -97,6 +101,9 @@ func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verb
 	fmt.Printf("Number of devices: %d\n", strategy.NumReplicasInSync())
 	// The tutorial's global batch: the per-replica batch times the replicas.
 	batchSize *= strategy.NumReplicasInSync()
+	if globalBatch > 0 {
+		batchSize = globalBatch
+	}
 	train, test, err := load(dataset, dataDir)
 	if err != nil {
 		return err
