@@ -21,8 +21,12 @@ type CompileConfig struct {
 	// Loss is a losses.Loss or a name. Required for Fit and Evaluate.
 	Loss any
 	// Metrics are metrics.LabelMetric values or names. "accuracy" / "acc"
-	// resolve by the shapes of labels and predictions, as Keras does.
+	// resolve by the shapes of labels and predictions, as Keras does. A
+	// model with several outputs computes each metric on every output,
+	// logged as "<output layer>_<metric>".
 	Metrics []any
+	// LossWeights weigh the losses of a model's outputs (default 1 each).
+	LossWeights []float64
 }
 
 // Compile configures the model for training.
@@ -44,6 +48,28 @@ func (m *Model) Compile(cfg CompileConfig) error {
 		m.optimizer = o
 	default:
 		return fmt.Errorf("keras: Compile: optimizer must be an optimizers.Optimizer or a name, got %T", cfg.Optimizer)
+	}
+	m.outputLosses, m.lossWeights = nil, nil
+	if list, ok := cfg.Loss.([]any); ok {
+		if len(list) != len(m.outputs) && m.Built() {
+			return fmt.Errorf("keras: Compile: %d losses for %d outputs", len(list), len(m.outputs))
+		}
+		for i, l := range list {
+			lf, err := resolveLoss(l)
+			if err != nil {
+				return fmt.Errorf("keras: Compile: loss %d: %w", i, err)
+			}
+			m.outputLosses = append(m.outputLosses, lf)
+		}
+		if len(m.outputLosses) > 0 {
+			cfg.Loss = m.outputLosses[0]
+		}
+	}
+	if cfg.LossWeights != nil {
+		if m.Built() && len(cfg.LossWeights) != len(m.outputs) {
+			return fmt.Errorf("keras: Compile: %d loss weights for %d outputs", len(cfg.LossWeights), len(m.outputs))
+		}
+		m.lossWeights = append([]float64(nil), cfg.LossWeights...)
 	}
 	switch l := cfg.Loss.(type) {
 	case nil:
@@ -67,7 +93,7 @@ func (m *Model) Compile(cfg CompileConfig) error {
 		}
 	}
 	m.metricSpecs = append([]any(nil), cfg.Metrics...)
-	m.metrics = nil
+	m.metrics, m.metricOutput, m.outputLossTrackers = nil, nil, nil
 	m.lossTracker = metrics.NewMean(metrics.Name("loss"))
 	m.compiled = true
 	m.fns = stepFunctions{}
@@ -76,29 +102,42 @@ func (m *Model) Compile(cfg CompileConfig) error {
 
 // resolveMetrics creates the compiled metrics from their specs the first
 // time labels and predictions are seen, as Keras resolves "accuracy" from
-// their shapes.
-func (m *Model) resolveMetrics(yTrue, yPred ops.Shape) error {
+// their shapes. With several outputs every metric is made once per output,
+// prefixed with the output layer's name.
+func (m *Model) resolveMetrics(ys, preds []ops.Shape) error {
 	if m.metrics != nil || len(m.metricSpecs) == 0 {
 		return nil
 	}
-	for _, spec := range m.metricSpecs {
-		switch s := spec.(type) {
-		case metrics.LabelMetric:
-			m.metrics = append(m.metrics, s)
-		case string:
-			var mt metrics.LabelMetric
-			var err error
-			if name := strings.ToLower(s); name == "accuracy" || name == "acc" {
-				// Keras resolves "accuracy" by the shapes of labels and
-				// predictions, and logs it under the name the user gave.
-				mt = metrics.AccuracyFor(yTrue, yPred, metrics.Name(s))
-			} else {
-				mt, err = metrics.Get(s, metrics.Name(s))
+	multi := len(preds) > 1
+	for o := range preds {
+		prefix := ""
+		if multi {
+			prefix = m.outputs[o].Node().Layer.Name() + "_"
+		}
+		for _, spec := range m.metricSpecs {
+			switch s := spec.(type) {
+			case metrics.LabelMetric:
+				if multi && o > 0 {
+					return fmt.Errorf("keras: Compile: metric object %q cannot serve %d outputs; give names or one object per output", s.Name(), len(preds))
+				}
+				m.metrics = append(m.metrics, s)
+				m.metricOutput = append(m.metricOutput, o)
+			case string:
+				var mt metrics.LabelMetric
+				var err error
+				if name := strings.ToLower(s); name == "accuracy" || name == "acc" {
+					// Keras resolves "accuracy" by the shapes of labels
+					// and predictions, and logs it under the name given.
+					mt = metrics.AccuracyFor(ys[o], preds[o], metrics.Name(prefix+s))
+				} else {
+					mt, err = metrics.Get(s, metrics.Name(prefix+s))
+				}
+				if err != nil {
+					return fmt.Errorf("keras: Compile: %w", err)
+				}
+				m.metrics = append(m.metrics, mt)
+				m.metricOutput = append(m.metricOutput, o)
 			}
-			if err != nil {
-				return fmt.Errorf("keras: Compile: %w", err)
-			}
-			m.metrics = append(m.metrics, mt)
 		}
 	}
 	return nil
@@ -110,6 +149,9 @@ func (m *Model) Metrics() []metrics.Metric {
 	var out []metrics.Metric
 	if m.lossTracker != nil {
 		out = append(out, m.lossTracker)
+	}
+	for _, mt := range m.outputLossTrackers {
+		out = append(out, mt)
 	}
 	for _, mt := range m.metrics {
 		out = append(out, mt)
@@ -132,6 +174,16 @@ func (m *Model) logs(prefix string) Logs {
 	return out
 }
 
+func resolveLoss(l any) (losses.Loss, error) {
+	switch l := l.(type) {
+	case string:
+		return losses.Get(l)
+	case losses.Loss:
+		return l, nil
+	}
+	return nil, fmt.Errorf("a loss must be a losses.Loss or a name, got %T", l)
+}
+
 var errNotCompiled = errors.New("you must compile your model before training/testing: use model.Compile(...)")
 
 // ComputeLoss returns the compiled loss of predictions against labels plus
@@ -151,44 +203,78 @@ func (m *Model) ComputeLoss(yTrue, yPred ops.Tensor) ops.Tensor {
 // (this replica's mean loss plus regularization, which the loss tracker
 // weights by the local batch size).
 func (m *Model) computeLoss(yTrue, yPred ops.Tensor) (loss, report ops.Tensor) {
+	loss, report, _ = m.computeLosses([]ops.Tensor{yTrue}, []ops.Tensor{yPred})
+	return loss, report
+}
+
+// computeLosses is computeLoss over every output: the weighted sum of each
+// output's loss, plus regularization; parts are the outputs' reported
+// losses (for the per-output "<name>_loss" logs).
+func (m *Model) computeLosses(ys, preds []ops.Tensor) (loss, report ops.Tensor, parts []ops.Tensor) {
 	if m.loss == nil {
 		panic(&ops.Error{Op: m.name, Msg: "no loss: compile the model with a loss"})
 	}
-	tr := yPred.Trace()
+	if len(ys) != len(preds) {
+		panic(&ops.Error{Op: m.name, Msg: fmt.Sprintf("%d labels for %d outputs", len(ys), len(preds))})
+	}
+	tr := preds[0].Trace()
 	var reg ops.Tensor
 	for _, r := range m.RegularizationLosses(tr) {
-		if reg.IsNone() {
-			reg = r
-		} else {
-			reg = ops.Add(reg, r)
-		}
+		reg = plus(reg, r)
 	}
-	plus := func(a, b ops.Tensor) ops.Tensor {
-		if b.IsNone() {
-			return a
+	n, _ := tr.Attr(numReplicasKey{}).(int)
+	for i := range preds {
+		l, r := m.dataLoss(m.lossFor(i), ys[i], preds[i])
+		parts = append(parts, r) // logged unweighted, as Keras does
+		if w := m.lossWeight(i); w != 1 {
+			l, r = ops.Scale(l, w), ops.Scale(r, w)
 		}
-		return ops.Add(a, b)
+		loss, report = plus(loss, l), plus(report, r)
 	}
+	return plus(loss, scaleReg(reg, n)), plus(report, reg), parts
+}
+
+// dataLoss is one output's loss: scaled for distribution inside Fit (see
+// ComputeLoss), and the local mean to report.
+func (m *Model) dataLoss(lf losses.Loss, yTrue, yPred ops.Tensor) (loss, report ops.Tensor) {
+	tr := yPred.Trace()
 	scale, scaled := tr.Attr(lossScaleKey{}).(ops.Tensor)
-	if !scaled || m.loss.GetReduction() == losses.ReductionSum {
-		l := m.loss.Call(yTrue, yPred)
+	if !scaled || lf.GetReduction() == losses.ReductionSum {
+		l := lf.Call(yTrue, yPred)
 		if len(l.Shape()) != 0 {
 			l = ops.Mean(l, false)
 		}
-		if scaled {
-			n, _ := tr.Attr(numReplicasKey{}).(int)
-			return plus(l, scaleReg(reg, n)), plus(l, reg)
-		}
-		return plus(l, reg), plus(l, reg)
+		return l, l
 	}
-	per := m.loss.PerExample(yTrue, yPred)
+	per := lf.PerExample(yTrue, yPred)
 	batch := max(yPred.Shape()[0], 1)
 	perExample := float32(per.Shape().Size()) / float32(batch) // loss elements per example
 	sum := ops.Sum(per, false)
-	n, _ := tr.Attr(numReplicasKey{}).(int)
-	loss = plus(ops.Scale(ops.Mul(sum, scale), 1/perExample), scaleReg(reg, n))
-	report = plus(ops.Scale(sum, 1/(perExample*float32(batch))), reg)
-	return loss, report
+	return ops.Scale(ops.Mul(sum, scale), 1/perExample), ops.Scale(sum, 1/(perExample*float32(batch)))
+}
+
+func plus(a, b ops.Tensor) ops.Tensor {
+	switch {
+	case a.IsNone():
+		return b
+	case b.IsNone():
+		return a
+	}
+	return ops.Add(a, b)
+}
+
+func (m *Model) lossFor(i int) losses.Loss {
+	if m.outputLosses != nil {
+		return m.outputLosses[i]
+	}
+	return m.loss
+}
+
+func (m *Model) lossWeight(i int) float32 {
+	if m.lossWeights != nil {
+		return float32(m.lossWeights[i])
+	}
+	return 1
 }
 
 func scaleReg(reg ops.Tensor, n int) ops.Tensor {

@@ -71,10 +71,12 @@ func (m *Model) CompiledLoss(yTrue, yPred ops.Tensor) ops.Tensor {
 
 // UpdateCompiledMetrics is compiled_metrics.update_state in a custom step.
 func (m *Model) UpdateCompiledMetrics(yTrue, yPred ops.Tensor) {
-	if err := m.resolveMetrics(yTrue.Shape(), yPred.Shape()); err != nil {
+	if err := m.resolveMetrics([]ops.Shape{yTrue.Shape()}, []ops.Shape{yPred.Shape()}); err != nil {
 		panic(&ops.Error{Op: m.name, Msg: err.Error()})
 	}
-	for _, mt := range m.metrics {
-		mt.UpdateState(yTrue, yPred)
+	for i, mt := range m.metrics {
+		if m.metricOutput[i] == 0 {
+			mt.UpdateState(yTrue, yPred)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/gokeras/gokeras/keras/metrics"
 	"github.com/gokeras/gokeras/ops"
 	"gorgonia.org/tensor"
 )
@@ -130,18 +131,17 @@ func (m *Model) trainFunction() replicaFunctions {
 
 // TrainStep is Keras' default train_step, traced: forward, the compiled
 // loss, gradients, the optimizer update and the metrics. in holds the model
-// inputs then the labels.
+// inputs, then one label per output.
 func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
-	n := m.nInputs()
-	if len(in) <= n {
-		return ops.Tensor{}, fmt.Errorf("keras: %s: training needs labels: give y or a dataset of (x, y)", m.name)
-	}
-	x, y := in[:n], in[n]
-	pred := m.Call(x, true)[0]
-	if err := m.resolveMetrics(y.Shape(), pred.Shape()); err != nil {
+	x, ys, err := m.splitData(in, "training")
+	if err != nil {
 		return ops.Tensor{}, err
 	}
-	loss, report := m.computeLoss(y, pred)
+	preds := m.Call(x, true)
+	loss, err := m.lossAndMetrics(ys, preds)
+	if err != nil {
+		return ops.Tensor{}, err
+	}
 	vars := m.TrainableVariables()
 	grads, err := ops.Gradients(loss, vars)
 	if err != nil {
@@ -150,18 +150,54 @@ func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
 	if err := m.optimizer.ApplyGradients(grads, vars); err != nil {
 		return ops.Tensor{}, err
 	}
-	m.trackLoss(report, y.Shape()[0])
-	for _, mt := range m.metrics {
-		mt.UpdateState(y, pred)
+	return loss, nil
+}
+
+// splitData cuts a step's inputs into the model inputs and the labels.
+func (m *Model) splitData(in []ops.Tensor, what string) (x, ys []ops.Tensor, err error) {
+	n, k := m.nInputs(), max(len(m.outputs), 1)
+	if len(in) < n+k {
+		return nil, nil, fmt.Errorf("keras: %s: %s needs %d inputs and %d labels (one per output), got %d tensors: give y or a dataset of (x, y)", m.name, what, n, k, len(in))
+	}
+	return in[:n], in[n : n+k], nil
+}
+
+// lossAndMetrics computes the compiled loss and registers the loss
+// trackers and metric updates.
+func (m *Model) lossAndMetrics(ys, preds []ops.Tensor) (ops.Tensor, error) {
+	yShapes, pShapes := make([]ops.Shape, len(ys)), make([]ops.Shape, len(preds))
+	for i := range ys {
+		yShapes[i], pShapes[i] = ys[i].Shape(), preds[i].Shape()
+	}
+	if err := m.resolveMetrics(yShapes, pShapes); err != nil {
+		return ops.Tensor{}, err
+	}
+	loss, report, parts := m.computeLosses(ys, preds)
+	batch := ys[0].Shape()[0]
+	m.trackLoss(report, batch)
+	if len(preds) > 1 {
+		if m.outputLossTrackers == nil {
+			for _, o := range m.outputs {
+				m.outputLossTrackers = append(m.outputLossTrackers, metrics.NewMean(metrics.Name(o.Node().Layer.Name()+"_loss")))
+			}
+		}
+		for i, p := range parts {
+			trackInto(m.outputLossTrackers[i], p, batch)
+		}
+	}
+	for i, mt := range m.metrics {
+		o := m.metricOutput[i]
+		mt.UpdateState(ys[o], preds[o])
 	}
 	return loss, nil
 }
 
 // trackLoss feeds the loss into the "loss" metric, weighted by the batch
 // size as Keras 2 does, so the epoch's loss is the mean over examples.
-func (m *Model) trackLoss(loss ops.Tensor, batch int) {
-	tracker := m.lossTracker
-	loss.Trace().AddHook(ops.Hook{Name: "loss tracker", Inputs: []ops.Tensor{loss}, Run: func(_ ops.ReplicaContext, v []ops.Value) error {
+func (m *Model) trackLoss(loss ops.Tensor, batch int) { trackInto(m.lossTracker, loss, batch) }
+
+func trackInto(tracker *metrics.Mean, loss ops.Tensor, batch int) {
+	loss.Trace().AddHook(ops.Hook{Name: tracker.Name(), Inputs: []ops.Tensor{loss}, Run: func(_ ops.ReplicaContext, v []ops.Value) error {
 		tracker.UpdateScalar(float64(v[0].Data[0]), float64(batch))
 		return nil
 	}})
@@ -170,21 +206,11 @@ func (m *Model) trackLoss(loss ops.Tensor, batch int) {
 // TestStep is Keras' default test_step: forward in inference mode, loss and
 // metrics.
 func (m *Model) TestStep(in []ops.Tensor) (ops.Tensor, error) {
-	n := m.nInputs()
-	if len(in) <= n {
-		return ops.Tensor{}, fmt.Errorf("keras: %s: evaluation needs labels: give y or a dataset of (x, y)", m.name)
-	}
-	x, y := in[:n], in[n]
-	pred := m.Call(x, false)[0]
-	if err := m.resolveMetrics(y.Shape(), pred.Shape()); err != nil {
+	x, ys, err := m.splitData(in, "evaluation")
+	if err != nil {
 		return ops.Tensor{}, err
 	}
-	loss := m.ComputeLoss(y, pred)
-	m.trackLoss(loss, y.Shape()[0])
-	for _, mt := range m.metrics {
-		mt.UpdateState(y, pred)
-	}
-	return loss, nil
+	return m.lossAndMetrics(ys, m.Call(x, false))
 }
 
 func (m *Model) testFunction() replicaFunctions {

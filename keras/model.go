@@ -33,6 +33,12 @@ type Model struct {
 	metricSpecs []any
 	metrics     []metrics.LabelMetric
 	lossTracker *metrics.Mean
+	// With several outputs: a loss per output (nil: m.loss for all), their
+	// weights, the output each metric watches, per-output loss trackers.
+	outputLosses       []losses.Loss
+	lossWeights        []float64
+	metricOutput       []int
+	outputLossTrackers []*metrics.Mean
 
 	fns          stepFunctions
 	strategy     engine.Strategy
