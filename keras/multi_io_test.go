@@ -50,7 +50,9 @@ func TestMultiInputMultiOutput(t *testing.T) {
 		xa[i*4+c] += 2
 		yr[i] = xb[i*4] + xb[i*4+1]
 	}
-	dense := func(d []float32, shape ...int) *tensor.Dense { return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(d)) }
+	dense := func(d []float32, shape ...int) *tensor.Dense {
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(d))
+	}
 	ds, err := datasets.FromTensorSlices(dense(xa, n, 4), dense(xb, n, 4), dense(yc, n), dense(yr, n, 1))
 	if err != nil {
 		t.Fatal(err)
