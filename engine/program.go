@@ -4,7 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/gokeras/gokeras/internal/par"
+	"github.com/gokeras/gokeras/internal/vec"
 	"github.com/gokeras/gokeras/ops"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -14,7 +20,8 @@ type stepKind int
 
 const (
 	kindOp      stepKind = iota // one of our ops: run its kernel
-	kindForeign                 // a gorgonia op (gradient accumulation): run Do
+	kindForeign                 // a gorgonia op: run Do
+	kindAdd                     // gorgonia's + of two gradient terms: a vector add
 )
 
 type step struct {
@@ -29,17 +36,31 @@ type step struct {
 
 // Program is a compiled trace: replay it with [Program.Run]. A Program is
 // not safe for concurrent use; each replica owns its own.
+//
+// Buffers: every node has a buffer index. Placeholders and variables are
+// bound to their storage at each Run; constants own theirs. The outputs of
+// the steps share a few slabs: a node's buffer lives from the step that
+// writes it to the last step that reads it (forever for outputs and hook
+// inputs), and a slab is reused by a later node once free (liveness in
+// topological order). A view op (a Reshape) runs no kernel: its buffer is
+// its input's, and reads of it keep the input's slab alive.
 type Program struct {
 	trace   *ops.Trace
 	bufs    [][]float32
 	shapes  []ops.Shape
 	steps   []step
-	inputs  []int // buffer of each placeholder, in trace order
+	views   []view // rebound at each Run, in order, after inputs and variables
+	inputs  []int  // buffer of each placeholder, in trace order
 	vars    []*ops.Variable
 	varBufs []int
 	outputs []int
 	hooks   []hookPlan
+	// slabFloats is the planned storage in floats (for tests and docs).
+	slabFloats int
 }
+
+// view makes buffer out share buffer in's storage.
+type view struct{ out, in int }
 
 type hookPlan struct {
 	hook ops.Hook
@@ -81,6 +102,15 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 	}
 
 	p := &Program{trace: tr}
+	pinned := map[*gorgonia.Node]bool{} // outputs and hook inputs
+	for _, o := range outputs {
+		pinned[o.Node()] = true
+	}
+	for _, h := range tr.Hooks() {
+		for _, in := range h.Inputs {
+			pinned[in.Node()] = true
+		}
+	}
 	index := map[*gorgonia.Node]int{}
 	placeholders := map[*gorgonia.Node]bool{}
 	for _, in := range tr.Inputs() {
@@ -90,6 +120,11 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 	for _, v := range tr.Variables() {
 		varOf[tr.VariableNode(v)] = v
 	}
+	// planned[i]: buffer i is a step output whose storage the planner
+	// assigns; root[i]: the buffer whose storage buffer i uses (itself, or
+	// the source of a view chain); isVar[i]: bound to a variable.
+	var planned, isVar []bool
+	var root []int
 	newBuf := func(n *gorgonia.Node, alloc bool) int {
 		shape := ops.Shape(n.Shape())
 		if n.IsScalar() {
@@ -102,6 +137,9 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 		}
 		p.bufs = append(p.bufs, b)
 		p.shapes = append(p.shapes, shape)
+		planned = append(planned, false)
+		isVar = append(isVar, false)
+		root = append(root, i)
 		index[n] = i
 		return i
 	}
@@ -116,7 +154,9 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 				newBuf(n, false)
 			case varOf[n] != nil:
 				p.vars = append(p.vars, varOf[n])
-				p.varBufs = append(p.varBufs, newBuf(n, false))
+				i := newBuf(n, false)
+				p.varBufs = append(p.varBufs, i)
+				isVar[i] = true
 			case tr.ConstantValue(n) != nil:
 				i := newBuf(n, true)
 				copy(p.bufs[i], tr.ConstantValue(n))
@@ -124,8 +164,23 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 				return nil, fmt.Errorf("engine: input node %v is neither a placeholder, a variable nor a constant of this trace", n)
 			}
 		case *ops.Op:
-			st := step{kind: kindOp, node: n, op: op, out: newBuf(n, true), shape: op.OutputShape()}
-			for _, c := range ops.Children(g, n) {
+			children := ops.Children(g, n)
+			// A view shares its input's storage, except of a variable
+			// (variables change in place when the hooks run, after the
+			// steps: a copy keeps what the step saw) and when it is itself
+			// an output or a hook input (hooks may change their inputs in
+			// place, such as an all-reduce of gradients, and must not
+			// reach another value through an alias).
+			if vi, ok := op.ViewOf(); ok && vi < len(children) && !pinned[n] && !isVar[root[index[children[vi]]]] {
+				in := index[children[vi]]
+				i := newBuf(n, false)
+				root[i] = root[in]
+				p.views = append(p.views, view{out: i, in: in})
+				continue
+			}
+			st := step{kind: kindOp, node: n, op: op, out: newBuf(n, false), shape: op.OutputShape()}
+			planned[st.out] = true
+			for _, c := range children {
 				st.ins = append(st.ins, index[c])
 			}
 			st.args = make([][]float32, len(st.ins))
@@ -146,10 +201,17 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 				copy(p.bufs[i], f)
 				continue
 			}
-			st := step{kind: kindForeign, node: n, out: newBuf(n, true)}
+			st := step{kind: kindForeign, node: n, out: newBuf(n, false)}
+			planned[st.out] = true
 			st.shape = p.shapes[st.out]
 			for _, c := range children {
 				st.ins = append(st.ins, index[c])
+			}
+			// The additions that sum a node's gradient terms (gorgonia's
+			// elementwise +, printed "+ false") get a vector loop.
+			if name := op.String(); (name == "+" || strings.HasPrefix(name, "+ ")) && len(st.ins) == 2 &&
+				p.shapes[st.ins[0]].Size() == st.shape.Size() && p.shapes[st.ins[1]].Size() == st.shape.Size() {
+				st.kind = kindAdd
 			}
 			p.steps = append(p.steps, st)
 		}
@@ -171,8 +233,84 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 		}
 		p.hooks = append(p.hooks, hp)
 	}
+	p.planBuffers(planned, root)
 	return p, nil
 }
+
+// planBuffers assigns storage to the step outputs: a buffer's slab is
+// taken when its step runs and released after the last step that reads it
+// (or a view of it); outputs and hook inputs are never released. A step
+// never gets a slab released by its own inputs, so no kernel writes
+// storage it reads.
+func (p *Program) planBuffers(planned []bool, root []int) {
+	const forever = int(^uint(0) >> 1)
+	last := make([]int, len(p.bufs)) // last step reading each root, -1 if none
+	for i := range last {
+		last[i] = -1
+	}
+	for si, st := range p.steps {
+		for _, b := range st.ins {
+			last[root[b]] = max(last[root[b]], si)
+		}
+	}
+	for _, b := range p.outputs {
+		last[root[b]] = forever
+	}
+	for _, h := range p.hooks {
+		for _, b := range h.ins {
+			last[root[b]] = forever
+		}
+	}
+	releaseAt := map[int][]int{} // step -> roots whose last read it is
+	for b, l := range last {
+		if planned[b] && root[b] == b && l >= 0 && l != forever {
+			releaseAt[l] = append(releaseAt[l], b)
+		}
+	}
+	type slab struct{ data []float32 }
+	var free []*slab
+	slabOf := map[int]*slab{}
+	take := func(n int) *slab {
+		best := -1
+		for i, s := range free {
+			if cap(s.data) >= n && (best < 0 || cap(s.data) < cap(free[best].data)) {
+				best = i
+			}
+		}
+		if best < 0 {
+			p.slabFloats += n
+			return &slab{data: make([]float32, n)}
+		}
+		s := free[best]
+		free = append(free[:best], free[best+1:]...)
+		return s
+	}
+	for si, st := range p.steps {
+		n := p.shapes[st.out].Size()
+		s := take(max(n, 1))
+		slabOf[st.out] = s
+		p.bufs[st.out] = s.data[:n]
+		if last[st.out] < 0 {
+			// Nothing reads it (a dead end kept for its side effects):
+			// the slab is free again after the step.
+			free = append(free, s)
+		}
+		for _, b := range releaseAt[si] {
+			free = append(free, slabOf[b])
+		}
+	}
+	// Views of planned buffers point into their source's slab now; views of
+	// placeholders are rebound at each Run.
+	for _, v := range p.views {
+		if p.bufs[v.in] != nil {
+			p.bufs[v.out] = p.bufs[v.in][:p.shapes[v.out].Size()]
+		}
+	}
+}
+
+// SlabFloats returns how many floats the program's planned step outputs
+// occupy (after buffer reuse).
+func (p *Program) SlabFloats() int { return p.slabFloats }
 
 // Trace returns the trace the program was compiled from.
 func (p *Program) Trace() *ops.Trace { return p.trace }
@@ -213,6 +351,9 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 		}
 		p.bufs[p.varBufs[i]] = v.Data(replica)
 	}
+	for _, v := range p.views {
+		p.bufs[v.out] = p.bufs[v.in][:p.shapes[v.out].Size()]
+	}
 	p.trace.BindReplicaContext(rc)
 	var cur *step
 	defer func() {
@@ -228,18 +369,33 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 			err = fmt.Errorf("engine: %w", e)
 		}
 	}()
+	timing := opStatsOn.Load()
+	var t0 time.Time
 	for i := range p.steps {
 		st := &p.steps[i]
 		cur = st
+		if timing {
+			t0 = time.Now()
+		}
 		switch st.kind {
 		case kindOp:
 			for j, b := range st.ins {
 				st.args[j] = p.bufs[b]
 			}
 			st.op.Forward(p.bufs[st.out], st.args)
+		case kindAdd:
+			out, a, b := p.bufs[st.out], p.bufs[st.ins[0]], p.bufs[st.ins[1]]
+			par.Elems(len(out), func(lo, hi int) { vec.Add(out[lo:hi], a[lo:hi], b[lo:hi]) })
 		case kindForeign:
 			if err := p.runForeign(st); err != nil {
 				return nil, err
+			}
+		}
+		if timing {
+			if st.kind == kindOp {
+				recordOp(st.op.Kind(), time.Since(t0))
+			} else {
+				recordOp("gorgonia:"+st.node.Op().String(), time.Since(t0))
 			}
 		}
 	}
@@ -249,8 +405,14 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 		for j, b := range h.ins {
 			h.vals[j] = ops.Value{Shape: p.shapes[b], Data: p.bufs[b]}
 		}
+		if timing {
+			t0 = time.Now()
+		}
 		if err := h.hook.Run(rc, h.vals); err != nil {
 			return nil, fmt.Errorf("engine: %s: %w", h.hook.Name, err)
+		}
+		if timing {
+			recordOp("hook", time.Since(t0))
 		}
 	}
 	outs = make([]ops.Value, len(p.outputs))
@@ -260,19 +422,11 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 	return outs, nil
 }
 
-// runForeign runs a gorgonia op. The only ones symbolic differentiation adds
-// to our graphs are the additions that sum a node's gradient terms; those get
-// a direct loop. Anything else goes through the op's Do (allocating).
+// runForeign runs a gorgonia op through its Do (allocating). The only ones
+// symbolic differentiation adds to our graphs are the additions that sum a
+// node's gradient terms, which run as kindAdd steps instead.
 func (p *Program) runForeign(st *step) error {
 	out := p.bufs[st.out]
-	if st.node.Op().String() == "+" && len(st.ins) == 2 &&
-		len(p.bufs[st.ins[0]]) == len(out) && len(p.bufs[st.ins[1]]) == len(out) {
-		a, b := p.bufs[st.ins[0]], p.bufs[st.ins[1]]
-		for i := range out {
-			out[i] = a[i] + b[i]
-		}
-		return nil
-	}
 	vals := make([]gorgonia.Value, len(st.ins))
 	for j, b := range st.ins {
 		sh := p.shapes[b]
@@ -308,4 +462,54 @@ func floatsOf(v gorgonia.Value) ([]float32, error) {
 		}
 	}
 	return nil, fmt.Errorf("not a float32 value: %T", v)
+}
+
+// Per-op timing, off by default: EnableOpStats(true) makes every replay
+// time each step and accumulate the wall time per op kind, read by OpStats.
+// It is a measuring aid (docs/performance.md), not a profiler: a kind's
+// time includes waiting for the GEMM and elementwise worker pools.
+
+var (
+	opStatsOn atomic.Bool
+	opStatsMu sync.Mutex
+	opStats   = map[string]*OpStat{}
+)
+
+// OpStat is the accumulated wall time of one op kind.
+type OpStat struct {
+	Kind  string
+	Calls int
+	Time  time.Duration
+}
+
+// EnableOpStats turns per-op timing on or off and clears what was gathered.
+func EnableOpStats(on bool) {
+	opStatsMu.Lock()
+	opStats = map[string]*OpStat{}
+	opStatsMu.Unlock()
+	opStatsOn.Store(on)
+}
+
+// OpStats returns the accumulated time per op kind, largest first.
+func OpStats() []OpStat {
+	opStatsMu.Lock()
+	defer opStatsMu.Unlock()
+	out := make([]OpStat, 0, len(opStats))
+	for _, s := range opStats {
+		out = append(out, *s)
+	}
+	slices.SortFunc(out, func(a, b OpStat) int { return int(b.Time - a.Time) })
+	return out
+}
+
+func recordOp(kind string, d time.Duration) {
+	opStatsMu.Lock()
+	s := opStats[kind]
+	if s == nil {
+		s = &OpStat{Kind: kind}
+		opStats[kind] = s
+	}
+	s.Calls++
+	s.Time += d
+	opStatsMu.Unlock()
 }

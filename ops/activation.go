@@ -1,27 +1,34 @@
 package ops
 
-import "math"
+import (
+	"math"
+
+	"github.com/gokeras/gokeras/internal/vec"
+)
 
 // Relu returns max(x, 0).
 func Relu(x Tensor) Tensor {
-	return unary("Relu", x, unaryAttrs{}, func(v float32) float32 { return max(v, 0) },
+	if y, ok := fuseRelu(x); ok {
+		return y
+	}
+	return unary("Relu", x, unaryAttrs{}, vec.Relu,
 		func(_, y, dy Tensor) Tensor { return reluGrad(y, dy) })
 }
 
-// reluGrad is dy where y > 0, fused so the backward pass is one op.
+// reluGrad is dy where y > 0, fused so the backward pass is one op. When dy
+// is the gradient of a max pooling of y, the mask goes into the pooling's
+// scatter instead (maxPoolOfRelu).
 func reluGrad(y, dy Tensor) Tensor {
+	if pdy, pooled, a, ok := maxPoolOfRelu(y, dy); ok {
+		a.Masked = true
+		return maxPoolScatter(pdy, pooled, a)
+	}
 	tr := sameTrace("ReluGrad", y, dy)
 	return tr.apply(&Op{
 		name: "ReluGrad", out: y.Shape(), attrs: binaryAttrs{},
 		fwd: func(o []float32, in [][]float32) {
 			ys, g := in[0][:len(o)], in[1][:len(o)]
-			for i := range o {
-				if ys[i] > 0 {
-					o[i] = g[i]
-				} else {
-					o[i] = 0
-				}
-			}
+			parallelElems(len(o), func(lo, hi int) { vec.ReluGrad(o[lo:hi], ys[lo:hi], g[lo:hi]) })
 		},
 		wrt: []bool{false, true},
 		grad: func(in []Tensor, _, g Tensor) []Tensor {
@@ -32,7 +39,7 @@ func reluGrad(y, dy Tensor) Tensor {
 
 // Sigmoid returns 1 / (1 + e^-x).
 func Sigmoid(x Tensor) Tensor {
-	return unary("Sigmoid", x, unaryAttrs{}, sigmoid,
+	return unary("Sigmoid", x, unaryAttrs{}, mapf(sigmoid),
 		func(_, y, dy Tensor) Tensor { return Mul(dy, Mul(y, OneMinus(y))) })
 }
 
@@ -46,7 +53,7 @@ func sigmoid(v float32) float32 {
 
 // Tanh returns the hyperbolic tangent of x.
 func Tanh(x Tensor) Tensor {
-	return unary("Tanh", x, unaryAttrs{}, func(v float32) float32 { return float32(math.Tanh(float64(v))) },
+	return unary("Tanh", x, unaryAttrs{}, mapf(func(v float32) float32 { return float32(math.Tanh(float64(v))) }),
 		func(_, y, dy Tensor) Tensor { return Mul(dy, OneMinus(Square(y))) })
 }
 
@@ -153,6 +160,6 @@ func opInput(t Tensor, kind string) (Tensor, bool) {
 
 // Rsqrt returns 1/sqrt(x).
 func Rsqrt(x Tensor) Tensor {
-	return unary("Rsqrt", x, unaryAttrs{}, func(v float32) float32 { return float32(1 / math.Sqrt(float64(v))) },
+	return unary("Rsqrt", x, unaryAttrs{}, mapf(func(v float32) float32 { return float32(1 / math.Sqrt(float64(v))) }),
 		func(_, y, dy Tensor) Tensor { return Mul(dy, Scale(Mul(y, Square(y)), -0.5)) })
 }

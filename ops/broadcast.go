@@ -1,5 +1,7 @@
 package ops
 
+import "github.com/gokeras/gokeras/internal/vec"
+
 // BroadcastShape returns the numpy-style broadcast of two shapes, or ok=false.
 func BroadcastShape(a, b Shape) (Shape, bool) {
 	n := max(len(a), len(b))
@@ -74,39 +76,209 @@ func mapIndex(out Shape, sa, sb []int, f func(o, ia, ib, n, stepA, stepB int)) {
 	}
 }
 
-// binaryKernel returns a forward kernel computing out = f(a, b) with
-// broadcasting, with fast paths for equal shapes and a scalar operand.
-func binaryKernel(a, b, out Shape, f func(x, y float32) float32) func([]float32, [][]float32) {
-	sa, sb := bstrides(a, out), bstrides(b, out)
+// trailingOf reports whether in, broadcast to out, is a vector repeated
+// along out's leading dims: in's shape without its leading 1s is a suffix
+// of out's. It returns the vector's length.
+func trailingOf(in, out Shape) (int, bool) {
+	i := 0
+	for i < len(in) && in[i] == 1 {
+		i++
+	}
+	tail := in[i:]
+	if len(tail) > len(out) || !tail.Equal(out[len(out)-len(tail):]) {
+		return 0, false
+	}
+	return tail.Size(), true
+}
+
+// leadingOf reports whether in, broadcast to out, holds one scalar per row
+// of out's trailing dims: in's shape is out's leading dims followed by 1s
+// (the keepdims result of a reduction over trailing axes). It returns the
+// row length.
+func leadingOf(in, out Shape) (int, bool) {
+	if len(in) != len(out) {
+		return 0, false
+	}
+	k := len(in)
+	for k > 0 && in[k-1] == 1 {
+		k--
+	}
+	if k == len(in) || !in[:k].Equal(out[:k]) {
+		return 0, false
+	}
+	return Shape(out[k:]).Size(), true
+}
+
+// runBinary computes n elements o[i] = a[i*sa] kind b[i*sb] for strides 0
+// (a repeated scalar) or 1.
+func runBinary(kind binKind, o, a []float32, sa int, b []float32, sb int) {
+	n := len(o)
 	switch {
-	case a.Size() == out.Size() && b.Size() == out.Size():
-		return func(o []float32, in [][]float32) {
-			x, y := in[0][:len(o)], in[1][:len(o)]
+	case sa == 1 && sb == 1:
+		a, b = a[:n], b[:n]
+		switch kind {
+		case binAdd:
+			vec.Add(o, a, b)
+		case binSub:
+			vec.Sub(o, a, b)
+		case binMul:
+			vec.Mul(o, a, b)
+		case binDiv:
 			for i := range o {
-				o[i] = f(x[i], y[i])
+				o[i] = a[i] / b[i]
+			}
+		case binMax:
+			for i := range o {
+				o[i] = max(a[i], b[i])
+			}
+		case binGreaterEqual:
+			for i := range o {
+				o[i] = b2f(a[i] >= b[i])
 			}
 		}
-	case b.Size() == 1 && a.Size() == out.Size():
-		return func(o []float32, in [][]float32) {
-			x, y := in[0][:len(o)], in[1][0]
+	case sa == 1 && sb == 0:
+		a, s := a[:n], b[0]
+		switch kind {
+		case binAdd:
+			vec.AddScalar(o, a, s)
+		case binSub:
+			vec.AddScalar(o, a, -s)
+		case binMul:
+			vec.Scale(o, a, s)
+		case binDiv:
 			for i := range o {
-				o[i] = f(x[i], y)
+				o[i] = a[i] / s
+			}
+		case binMax:
+			for i := range o {
+				o[i] = max(a[i], s)
+			}
+		case binGreaterEqual:
+			for i := range o {
+				o[i] = b2f(a[i] >= s)
 			}
 		}
-	case a.Size() == 1 && b.Size() == out.Size():
-		return func(o []float32, in [][]float32) {
-			x, y := in[0][0], in[1][:len(o)]
+	case sa == 0 && sb == 1:
+		s, b := a[0], b[:n]
+		switch kind {
+		case binAdd:
+			vec.AddScalar(o, b, s)
+		case binSub:
 			for i := range o {
-				o[i] = f(x, y[i])
+				o[i] = s - b[i]
+			}
+		case binMul:
+			vec.Scale(o, b, s)
+		case binDiv:
+			for i := range o {
+				o[i] = s / b[i]
+			}
+		case binMax:
+			for i := range o {
+				o[i] = max(s, b[i])
+			}
+		case binGreaterEqual:
+			for i := range o {
+				o[i] = b2f(s >= b[i])
+			}
+		}
+	default:
+		for i := range o {
+			x, y := a[i*sa], b[i*sb]
+			var v float32
+			switch kind {
+			case binAdd:
+				v = x + y
+			case binSub:
+				v = x - y
+			case binMul:
+				v = x * y
+			case binDiv:
+				v = x / y
+			case binMax:
+				v = max(x, y)
+			case binGreaterEqual:
+				v = b2f(x >= y)
+			}
+			o[i] = v
+		}
+	}
+}
+
+// binaryKernel returns a forward kernel computing out = a kind b with
+// broadcasting. The common patterns are whole-slice loops, parallel when
+// large: equal shapes, a scalar operand, a vector repeated over rows (a
+// bias or per-channel scale of shape (C,) against (..., C)) and one scalar
+// per row (a keepdims reduction against its source); anything else walks
+// the broadcast index in runs of the innermost dimension.
+func binaryKernel(a, b, out Shape, kind binKind) func([]float32, [][]float32) {
+	na, nb, no := a.Size(), b.Size(), out.Size()
+	switch {
+	case na == no && nb == no:
+		return func(o []float32, in [][]float32) {
+			x, y := in[0][:no], in[1][:no]
+			parallelElems(no, func(lo, hi int) { runBinary(kind, o[lo:hi], x[lo:hi], 1, y[lo:hi], 1) })
+		}
+	case nb == 1 && na == no:
+		return func(o []float32, in [][]float32) {
+			x, y := in[0][:no], in[1][:1]
+			parallelElems(no, func(lo, hi int) { runBinary(kind, o[lo:hi], x[lo:hi], 1, y, 0) })
+		}
+	case na == 1 && nb == no:
+		return func(o []float32, in [][]float32) {
+			x, y := in[0][:1], in[1][:no]
+			parallelElems(no, func(lo, hi int) { runBinary(kind, o[lo:hi], x, 0, y[lo:hi], 1) })
+		}
+	}
+	if na == no {
+		if c, ok := trailingOf(b, out); ok && c > 0 {
+			return func(o []float32, in [][]float32) {
+				x, y := in[0][:no], in[1][:c]
+				parallelRows(no/c, c, func(lo, hi int) {
+					for r := lo; r < hi; r++ {
+						runBinary(kind, o[r*c:(r+1)*c], x[r*c:], 1, y, 1)
+					}
+				})
+			}
+		}
+		if c, ok := leadingOf(b, out); ok && c > 0 {
+			return func(o []float32, in [][]float32) {
+				x, y := in[0][:no], in[1][:no/c]
+				parallelRows(no/c, c, func(lo, hi int) {
+					for r := lo; r < hi; r++ {
+						runBinary(kind, o[r*c:(r+1)*c], x[r*c:], 1, y[r:], 0)
+					}
+				})
 			}
 		}
 	}
+	if nb == no {
+		if c, ok := trailingOf(a, out); ok && c > 0 {
+			return func(o []float32, in [][]float32) {
+				x, y := in[0][:c], in[1][:no]
+				parallelRows(no/c, c, func(lo, hi int) {
+					for r := lo; r < hi; r++ {
+						runBinary(kind, o[r*c:(r+1)*c], x, 1, y[r*c:], 1)
+					}
+				})
+			}
+		}
+		if c, ok := leadingOf(a, out); ok && c > 0 {
+			return func(o []float32, in [][]float32) {
+				x, y := in[0][:no/c], in[1][:no]
+				parallelRows(no/c, c, func(lo, hi int) {
+					for r := lo; r < hi; r++ {
+						runBinary(kind, o[r*c:(r+1)*c], x[r:], 0, y[r*c:], 1)
+					}
+				})
+			}
+		}
+	}
+	sa, sb := bstrides(a, out), bstrides(b, out)
 	return func(o []float32, in [][]float32) {
 		x, y := in[0], in[1]
 		mapIndex(out, sa, sb, func(off, ia, ib, n, da, db int) {
-			for i := 0; i < n; i++ {
-				o[off+i] = f(x[ia+i*da], y[ib+i*db])
-			}
+			runBinary(kind, o[off:off+n], x[ia:], da, y[ib:], db)
 		})
 	}
 }

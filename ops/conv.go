@@ -1,6 +1,10 @@
 package ops
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gokeras/gokeras/internal/vec"
+)
 
 // Conv2DAttrs are the settings of a 2-D convolution (NHWC input, HWIO kernel).
 type Conv2DAttrs struct {
@@ -68,10 +72,78 @@ func (g convGeom) identity() bool {
 }
 
 // im2col writes one row per output position holding its receptive field in
-// (ky, kx, c) order, zeros where the window hangs over the padding.
+// (ky, kx, c) order, zeros where the window hangs over the padding. Without
+// dilation the taps of one kernel row are adjacent pixels, so each kernel
+// row of a window is one contiguous run of up to kw*c floats; the loops go
+// over (image, output row, kernel row) and then along the output row with
+// fixed strides.
 func (g convGeom) im2col(cols, x []float32) {
+	if g.dw != 1 {
+		g.im2colDilated(cols, x)
+		return
+	}
 	p := g.patch()
-	parallelFor(g.n*g.oh, func(lo, hi int) {
+	run := g.kw * g.c
+	// With short runs in long rows (a large kernel over few channels, as a
+	// stem convolution) the block of rows is zeroed first: a sequential
+	// clear brings its cache lines in far faster than the scattered runs
+	// would, and leaves the padding taps done.
+	preclear := run < 32 && p >= 64
+	// taps kx in [k0[ox], k1[ox]) fall inside the input
+	k0, k1 := make([]int, g.ow), make([]int, g.ow)
+	for ox := range k0 {
+		ix0 := ox*g.sw - g.pl
+		k0[ox] = max(0, -ix0)
+		k1[ox] = max(min(g.kw, g.w-ix0), k0[ox])
+	}
+	parallelRows(g.n*g.oh, g.ow*p, func(lo, hi int) {
+		for bo := lo; bo < hi; bo++ {
+			b, oy := bo/g.oh, bo%g.oh
+			out := cols[bo*g.ow*p : (bo+1)*g.ow*p]
+			if preclear {
+				clear(out)
+			}
+			for ky := 0; ky < g.kh; ky++ {
+				iy := oy*g.sh - g.pt + ky*g.dh
+				if iy < 0 || iy >= g.h {
+					if !preclear {
+						for ox := 0; ox < g.ow; ox++ {
+							clear(out[ox*p+ky*run : ox*p+(ky+1)*run])
+						}
+					}
+					continue
+				}
+				src := x[(b*g.h+iy)*g.w*g.c : (b*g.h+iy+1)*g.w*g.c]
+				for ox := 0; ox < g.ow; ox++ {
+					a, e := k0[ox], k1[ox]
+					seg := out[ox*p+ky*run : ox*p+(ky+1)*run]
+					if !preclear {
+						clear(seg[:a*g.c])
+						clear(seg[e*g.c:])
+					}
+					if e <= a {
+						continue
+					}
+					s0 := (ox*g.sw - g.pl + a) * g.c
+					d := seg[a*g.c : e*g.c]
+					sv := src[s0 : s0+len(d)]
+					if len(d) <= 16 {
+						for i := range d {
+							d[i] = sv[i]
+						}
+					} else {
+						copy(d, sv)
+					}
+				}
+			}
+		}
+	})
+}
+
+// im2colDilated is im2col for dilated kernels: one copy per tap.
+func (g convGeom) im2colDilated(cols, x []float32) {
+	p := g.patch()
+	parallelRows(g.n*g.oh, g.ow*p, func(lo, hi int) {
 		for bo := lo; bo < hi; bo++ {
 			b, oy := bo/g.oh, bo%g.oh
 			for ox := 0; ox < g.ow; ox++ {
@@ -96,27 +168,39 @@ func (g convGeom) im2col(cols, x []float32) {
 }
 
 // col2im adds each row of cols back into the input positions it came from.
-// Images are independent, so it runs in parallel over the batch.
+// Images are independent, so it runs in parallel over the batch; without
+// dilation each kernel row adds one contiguous run of up to kw*c floats.
 func (g convGeom) col2im(dx, cols []float32) {
 	p := g.patch()
-	parallelFor(g.n, func(lo, hi int) {
-		clear(dx[lo*g.h*g.w*g.c : hi*g.h*g.w*g.c])
+	img := g.h * g.w * g.c
+	parallelRows(g.n, img*g.kh*g.kw, func(lo, hi int) {
+		clear(dx[lo*img : hi*img])
 		for b := lo; b < hi; b++ {
 			for oy := 0; oy < g.oh; oy++ {
 				for ox := 0; ox < g.ow; ox++ {
 					row := cols[((b*g.oh+oy)*g.ow+ox)*p:][:p]
-					i := 0
+					ix0 := ox*g.sw - g.pl
 					for ky := 0; ky < g.kh; ky++ {
 						iy := oy*g.sh - g.pt + ky*g.dh
-						for kx := 0; kx < g.kw; kx++ {
-							ix := ox*g.sw - g.pl + kx*g.dw
-							if iy >= 0 && iy < g.h && ix >= 0 && ix < g.w {
-								dst := dx[((b*g.h+iy)*g.w+ix)*g.c:][:g.c]
-								for j, v := range row[i : i+g.c] {
-									dst[j] += v
-								}
+						if iy < 0 || iy >= g.h {
+							continue
+						}
+						seg := row[ky*g.kw*g.c : (ky+1)*g.kw*g.c]
+						dst := dx[(b*g.h+iy)*g.w*g.c : (b*g.h+iy+1)*g.w*g.c]
+						if g.dw == 1 {
+							k0, k1 := max(0, -ix0), min(g.kw, g.w-ix0)
+							if k1 > k0 {
+								d := dst[(ix0+k0)*g.c : (ix0+k1)*g.c]
+								vec.Add(d, d, seg[k0*g.c:k1*g.c])
 							}
-							i += g.c
+							continue
+						}
+						for kx := 0; kx < g.kw; kx++ {
+							ix := ix0 + kx*g.dw
+							if ix >= 0 && ix < g.w {
+								d := dst[ix*g.c : (ix+1)*g.c]
+								vec.Add(d, d, seg[kx*g.c:(kx+1)*g.c])
+							}
 						}
 					}
 				}
@@ -125,11 +209,16 @@ func (g convGeom) col2im(dx, cols []float32) {
 	})
 }
 
-// convState is shared by a convolution and its filter gradient: the
-// backward pass reuses the forward pass's im2col panel instead of redoing it.
+// convState is shared by a convolution and its gradients: the filter
+// gradient reuses the forward pass's im2col panel instead of redoing it,
+// and with a tap-class plan (conv_taps.go) the input gradient reuses the
+// gathered kernel rows.
 type convState struct {
 	g    convGeom
-	cols []float32
+	cout int
+	plan *convPlan
+	cols []float32 // forward panel
+	wk   []float32 // gathered kernel rows (plan only)
 }
 
 func (s *convState) panel(x []float32) []float32 {
@@ -143,8 +232,38 @@ func (s *convState) panel(x []float32) []float32 {
 	return s.cols
 }
 
+// scratchKey keys a trace's scratch arena (Trace.Attr).
+type scratchKey struct{}
+
+// scratchArena is working memory shared by the ops of one trace: they run
+// one at a time, so transient buffers (the input gradient's column
+// matrix, gathers) need not each have their own.
+type scratchArena struct{ buf []float32 }
+
+func traceScratch(tr *Trace) *scratchArena {
+	if a, ok := tr.Attr(scratchKey{}).(*scratchArena); ok {
+		return a
+	}
+	a := &scratchArena{}
+	tr.SetAttr(scratchKey{}, a)
+	return a
+}
+
+// get returns n floats of scratch (contents undefined), valid until the
+// next get.
+func (a *scratchArena) get(n int) []float32 {
+	if cap(a.buf) < n {
+		a.buf = make([]float32, n)
+	}
+	return a.buf[:n]
+}
+
 // Conv2D convolves NHWC x with an HWIO kernel w (kh, kw, in, out). It is a
 // cross-correlation, as in every deep learning framework.
+//
+// It runs as im2col and one GEMM, or, when a large part of the windows
+// hangs over the padding (small feature maps), by tap classes
+// (conv_taps.go) so that the padding zeros are not multiplied.
 func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 	tr := sameTrace("Conv2D", x, w)
 	ws := w.Shape()
@@ -159,40 +278,58 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 		fail("Conv2D", "input %v has %d channels but the kernel %v expects %d", x.Shape(), g.c, ws, ws[2])
 	}
 	cout := ws[3]
-	st := &convState{g: g}
+	st := &convState{g: g, cout: cout, plan: newConvPlan(g, cout)}
+	scratch := traceScratch(tr)
 	return tr.apply(&Op{
 		name: "Conv2D", out: Shape{g.n, g.oh, g.ow, cout}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
+			if pl := st.plan; pl != nil {
+				if st.cols == nil {
+					st.cols, st.wk = make([]float32, pl.panel), make([]float32, pl.wk)
+				}
+				pl.gatherKernel(g, cout, in[1], st.wk)
+				pl.im2colClasses(g, st.cols, in[0])
+				pl.forward(g, cout, o, st.cols, in[1], st.wk, scratch.get(pl.maxRows*cout))
+				return
+			}
 			cols := st.panel(in[0])
 			sgemm(false, false, g.rows(), cout, g.patch(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
 		},
 		grad: func(in []Tensor, y, dy Tensor) []Tensor {
-			return []Tensor{conv2DBackpropInput(st, in[1], dy, attrs), conv2DBackpropFilter(st, in[0], dy, y, ws, attrs)}
+			return []Tensor{conv2DBackpropInput(st, in[1], dy, y, attrs), conv2DBackpropFilter(st, in[0], dy, y, ws, attrs)}
 		},
 	}, x, w)
 }
 
-// conv2DBackpropInput is dL/dx = col2im(dy · wᵀ).
-func conv2DBackpropInput(st *convState, w, dy Tensor, attrs Conv2DAttrs) Tensor {
-	tr := sameTrace("Conv2DBackpropInput", w, dy)
+// conv2DBackpropInput is dL/dx = col2im(dy · wᵀ). With a tap-class plan it
+// reads the kernel rows the forward pass gathered, so it takes the forward
+// output y as an input (unused by the kernel) to run after it.
+func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tensor {
 	g := st.g
 	cout := w.Shape()[3]
-	var dcols []float32
+	ins := []Tensor{w, dy}
+	if st.plan != nil {
+		ins = append(ins, y)
+	}
+	tr := sameTrace("Conv2DBackpropInput", ins...)
+	scratch := traceScratch(tr)
 	return tr.apply(&Op{
 		name: "Conv2DBackpropInput", out: Shape{g.n, g.h, g.w, g.c}, attrs: fmt.Sprintf("%+v%+v", attrs, g),
 		fwd: func(o []float32, in [][]float32) {
+			if pl := st.plan; pl != nil {
+				pl.backpropInput(g, cout, o, in[1], in[0], st.wk, scratch.get(2*pl.maxRows*pl.maxK))
+				return
+			}
 			if g.identity() {
 				sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, o, g.patch())
 				return
 			}
-			if dcols == nil {
-				dcols = make([]float32, g.rows()*g.patch())
-			}
+			dcols := scratch.get(g.rows() * g.patch())
 			sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, dcols, g.patch())
 			g.col2im(o, dcols)
 		},
-		wrt: []bool{false, false},
-	}, w, dy)
+		wrt: make([]bool, len(ins)),
+	}, ins...)
 }
 
 // conv2DBackpropFilter is dL/dw = colsᵀ · dy, with cols from the forward
@@ -205,6 +342,10 @@ func conv2DBackpropFilter(st *convState, x, dy, y Tensor, ws Shape, attrs Conv2D
 	return tr.apply(&Op{
 		name: "Conv2DBackpropFilter", out: ws.Clone(), attrs: fmt.Sprintf("%+v%+v", attrs, g),
 		fwd: func(o []float32, in [][]float32) {
+			if pl := st.plan; pl != nil {
+				pl.backpropFilter(g, cout, o, st.cols, in[1])
+				return
+			}
 			cols := in[0]
 			if !g.identity() {
 				cols = st.cols

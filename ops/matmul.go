@@ -1,6 +1,10 @@
 package ops
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gokeras/gokeras/internal/vec"
+)
 
 type matMulAttrs struct{ TransA, TransB bool }
 
@@ -54,46 +58,45 @@ func tstr(t bool) string {
 	return ""
 }
 
+// biasChannels checks that b is a vector matching the last axis of x and
+// returns its length.
+func biasChannels(op string, x, b Tensor) int {
+	xs, bs := x.Shape(), b.Shape()
+	if len(bs) != 1 || len(xs) == 0 || xs[len(xs)-1] != bs[0] || bs[0] < 1 {
+		fail(op, "bias of shape %v does not match the last axis of %v", bs, xs)
+	}
+	return bs[0]
+}
+
 // BiasAdd adds the vector b to the last axis of x.
 func BiasAdd(x, b Tensor) Tensor {
 	tr := sameTrace("BiasAdd", x, b)
-	xs, bs := x.Shape(), b.Shape()
-	if len(bs) != 1 || len(xs) == 0 || xs[len(xs)-1] != bs[0] {
-		fail("BiasAdd", "bias of shape %v does not match the last axis of %v", bs, xs)
-	}
-	c := bs[0]
+	c := biasChannels("BiasAdd", x, b)
+	xs := x.Shape()
+	rows := xs.Size() / c
 	return tr.apply(&Op{
 		name: "BiasAdd", out: xs, attrs: binaryAttrs{},
 		fwd: func(o []float32, in [][]float32) {
-			bias := in[1][:c]
-			for off := 0; off < len(o); off += c {
-				row, src := o[off:off+c], in[0][off:off+c]
-				for j := range row {
-					row[j] = src[j] + bias[j]
+			src, bias := in[0][:rows*c], in[1][:c]
+			parallelRows(rows, c, func(lo, hi int) {
+				for r := lo; r < hi; r++ {
+					vec.Add(o[r*c:(r+1)*c], src[r*c:(r+1)*c], bias)
 				}
-			}
+			})
 		},
 		grad: func(_ []Tensor, _, dy Tensor) []Tensor { return []Tensor{dy, biasAddGrad(dy)} },
 	}, x, b)
 }
 
-// biasAddGrad sums dy over every axis but the last.
+// biasAddGrad sums dy over every axis but the last (in float64, in a fixed
+// number of partial sums).
 func biasAddGrad(dy Tensor) Tensor {
 	tr := sameTrace("BiasAddGrad", dy)
 	s := dy.Shape()
 	c := s[len(s)-1]
 	return tr.apply(&Op{
 		name: "BiasAddGrad", out: Shape{c}, attrs: fmt.Sprint(s),
-		fwd: func(o []float32, in [][]float32) {
-			clear(o)
-			g := in[0]
-			for off := 0; off < len(g); off += c {
-				row := g[off : off+c]
-				for j, v := range row {
-					o[j] += v
-				}
-			}
-		},
+		fwd:  sumToKernel(s, Shape{c}),
 		grad: func(in []Tensor, _, g Tensor) []Tensor { return []Tensor{BroadcastTo(g, s)} },
 	}, dy)
 }

@@ -3,6 +3,8 @@ package ops
 import (
 	"fmt"
 	"math"
+
+	"github.com/gokeras/gokeras/internal/vec"
 )
 
 // Pool2DAttrs are the settings of 2-D pooling over NHWC input.
@@ -28,16 +30,13 @@ func MaxPool2D(x Tensor, attrs Pool2DAttrs) Tensor {
 		name: "MaxPool2D", out: Shape{g.n, g.oh, g.ow, g.c}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
 			xs := in[0]
-			parallelFor(g.n*g.oh, func(lo, hi int) {
+			parallelRows(g.n*g.oh, g.ow*g.c*g.kh*g.kw, func(lo, hi int) {
 				for bo := lo; bo < hi; bo++ {
 					b, oy := bo/g.oh, bo%g.oh
 					for ox := 0; ox < g.ow; ox++ {
 						base := ((b*g.oh+oy)*g.ow + ox) * g.c
 						ov, am := o[base:base+g.c], argmax[base:base+g.c]
-						for c := range ov {
-							ov[c] = float32(math.Inf(-1))
-							am[c] = -1
-						}
+						first := true
 						for ky := 0; ky < g.kh; ky++ {
 							iy := oy*g.sh - g.pt + ky
 							if iy < 0 || iy >= g.h {
@@ -49,12 +48,18 @@ func MaxPool2D(x Tensor, attrs Pool2DAttrs) Tensor {
 									continue
 								}
 								off := ((b*g.h+iy)*g.w + ix) * g.c
-								for c, v := range xs[off : off+g.c] {
-									if v > ov[c] || am[c] < 0 {
-										ov[c] = v
-										am[c] = int32(off + c)
-									}
+								if first {
+									vec.SetArg(ov, am, xs[off:off+g.c], off)
+									first = false
+								} else {
+									vec.MaxArg(ov, am, xs[off:off+g.c], off)
 								}
+							}
+						}
+						if first { // no tap inside the input (not possible with TensorFlow's padding rules)
+							for c := range ov {
+								ov[c] = float32(math.Inf(-1))
+								am[c] = int32(b*g.h*g.w*g.c + c)
 							}
 						}
 					}
@@ -67,27 +72,103 @@ func MaxPool2D(x Tensor, attrs Pool2DAttrs) Tensor {
 	}, x)
 }
 
+// maxPoolGradAttrs identify a max pooling gradient: the pooling, the
+// input shape, and the forward op's argmax it reads (and whether it masks
+// dy by y > 0, see maskedMaxPoolGrad).
+type maxPoolGradAttrs struct {
+	Pool2DAttrs
+	Input  Shape
+	Masked bool
+	argmax *[]int32
+}
+
 // maxPoolGrad scatters dy to the argmax positions found by the forward
 // pass; the forward output y is an input only to order the two.
 func maxPoolGrad(dy, y Tensor, xs Shape, argmax []int32, attrs Pool2DAttrs) Tensor {
+	return maxPoolScatter(dy, y, maxPoolGradAttrs{Pool2DAttrs: attrs, Input: xs.Clone(), argmax: &argmax})
+}
+
+// maxPoolScatter is the kernel of maxPoolGrad: o = 0, then
+// o[argmax[i]] += dy[i] (only where y[i] > 0 when masked).
+func maxPoolScatter(dy, y Tensor, a maxPoolGradAttrs) Tensor {
 	tr := sameTrace("MaxPool2DGrad", dy, y)
+	xs, argmax := a.Input, *a.argmax
 	img := xs[1] * xs[2] * xs[3]
 	per := dy.Shape().Size() / max(xs[0], 1)
+	var masked []float32 // dy masked by y > 0, scratch of the masked variant
+	if a.Masked {
+		masked = make([]float32, dy.Shape().Size())
+	}
 	return tr.apply(&Op{
-		name: "MaxPool2DGrad", out: xs.Clone(), attrs: fmt.Sprintf("%+v%v", attrs, xs),
+		name: "MaxPool2DGrad", out: xs.Clone(), attrs: a,
 		fwd: func(o []float32, in [][]float32) {
 			g := in[0]
 			// Each image's outputs only reach that image's inputs, so
 			// images scatter in parallel without conflicts.
-			parallelFor(xs[0], func(lo, hi int) {
+			parallelRows(xs[0], img, func(lo, hi int) {
 				clear(o[lo*img : hi*img])
-				for i := lo * per; i < hi*per; i++ {
-					o[argmax[i]] += g[i]
+				src := g[lo*per : hi*per]
+				if a.Masked {
+					src = masked[lo*per : hi*per]
+					vec.ReluGrad(src, in[1][lo*per:hi*per], g[lo*per:hi*per])
+				}
+				am := argmax[lo*per : hi*per]
+				for i, v := range src {
+					o[am[i]] += v
 				}
 			})
 		},
 		wrt: []bool{false, false},
 	}, dy, y)
+}
+
+// maxPoolOfRelu recognises dz = MaxPool2DGrad(dy, MaxPool2D(r)) for the
+// ReLU output r: then ReluGrad(r, dz) is the same scatter with dy masked
+// by the pooled values (each pooled value is the r it came from), one pass
+// over the small tensor instead of another over r. It returns dy and the
+// pooled output.
+func maxPoolOfRelu(r, dz Tensor) (dy, pooled Tensor, a maxPoolGradAttrs, ok bool) {
+	op, isOp := dz.n.Op().(*Op)
+	if !isOp || op.name != "MaxPool2DGrad" {
+		return
+	}
+	if a, ok = op.attrs.(maxPoolGradAttrs); !ok || a.Masked {
+		return Tensor{}, Tensor{}, a, false
+	}
+	ch := Children(dz.tr.g, dz.n)
+	pool := ch[1]
+	pop, isOp := pool.Op().(*Op)
+	if !isOp || pop.name != "MaxPool2D" || Children(dz.tr.g, pool)[0] != r.n {
+		return Tensor{}, Tensor{}, a, false
+	}
+	return dz.tr.wrap(ch[0]), dz.tr.wrap(pool), a, true
+}
+
+// pooledChannelSum sums dy where pooled > 0 over every axis but the last:
+// the bias gradient of a ReLU whose output was max-pooled (the scattered
+// gradient holds exactly these values).
+func pooledChannelSum(dy, pooled Tensor) Tensor {
+	tr := sameTrace("PooledChannelSum", dy, pooled)
+	s := dy.Shape()
+	c := s[len(s)-1]
+	rows := s.Size() / c
+	acc := make([]float64, c)
+	return tr.apply(&Op{
+		name: "PooledChannelSum", out: Shape{c}, attrs: fmt.Sprint(s),
+		fwd: func(o []float32, in [][]float32) {
+			g, pv := in[0][:rows*c], in[1][:rows*c]
+			clear(acc)
+			row := make([]float32, c)
+			for r := 0; r < rows; r++ {
+				vec.ReluGrad(row, pv[r*c:(r+1)*c], g[r*c:(r+1)*c])
+				vec.AccRow(acc, row)
+			}
+			for j, v := range acc {
+				o[j] = float32(v)
+			}
+		},
+		wrt: []bool{false, false},
+	}, dy, pooled)
 }
 
 // AvgPool2D averages each window. With "same" padding the average is over

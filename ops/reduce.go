@@ -3,6 +3,8 @@ package ops
 import (
 	"fmt"
 	"slices"
+
+	"github.com/gokeras/gokeras/internal/vec"
 )
 
 // SumTo sums x down to shape, the inverse of broadcasting shape to x's
@@ -16,24 +18,66 @@ func SumTo(x Tensor, shape Shape) Tensor {
 		fail("SumTo", "cannot sum %v down to %v", xs, shape)
 	}
 	tr := sameTrace("SumTo", x)
-	st := bstrides(shape, xs)
-	zero := make([]int, len(xs))
-	// Sums accumulate in float64: reductions feed statistics such as batch
-	// norm's E[x²]-E[x]², where float32 rounding of a long sum is
-	// amplified, and a sum must not depend on how a batch was split.
-	acc := make([]float64, shape.Size())
 	return tr.apply(&Op{
 		name: "SumTo", out: shape.Clone(), attrs: fmt.Sprint(shape),
-		fwd: func(o []float32, in [][]float32) {
+		fwd:  sumToKernel(xs, shape),
+		grad: func(_ []Tensor, _, dy Tensor) []Tensor { return []Tensor{BroadcastTo(dy, xs)} },
+	}, x)
+}
+
+// reduceGroups views big as (a, r, c) where small, broadcast to big, is
+// (a, 1, c): the reduced dims form one contiguous block. ok is false for
+// other patterns (reduced dims on both sides of a kept one).
+func reduceGroups(small, big Shape) (a, r, c int, ok bool) {
+	a, r, c = 1, 1, 1
+	phase := 0 // 0: leading kept dims, 1: reduced dims, 2: trailing kept dims
+	for i, d := range big {
+		sd := 1
+		if j := len(small) - len(big) + i; j >= 0 {
+			sd = small[j]
+		}
+		switch {
+		case d == 1:
+			// neutral
+		case sd == d:
+			if phase == 1 {
+				phase = 2
+			}
+			if phase == 0 {
+				a *= d
+			} else {
+				c *= d
+			}
+		default: // reduced
+			if phase == 2 {
+				return 0, 0, 0, false
+			}
+			phase = 1
+			r *= d
+		}
+	}
+	return a, r, c, true
+}
+
+// sumParts is how many partial sums a long reduction is split into (a
+// constant, so the result does not depend on the number of CPUs).
+const sumParts = 4
+
+// sumToKernel returns the kernel of SumTo from xs to shape. Sums
+// accumulate in float64: reductions feed statistics such as batch norm's
+// E[x²]-E[x]², where float32 rounding of a long sum is amplified.
+func sumToKernel(xs, shape Shape) func([]float32, [][]float32) {
+	a, r, c, ok := reduceGroups(shape, xs)
+	if !ok {
+		st := bstrides(shape, xs)
+		zero := make([]int, len(xs))
+		acc := make([]float64, shape.Size())
+		return func(o []float32, in [][]float32) {
 			clear(acc)
 			src := in[0]
 			mapIndex(xs, st, zero, func(off, io, _, n, do, _ int) {
 				if do == 0 {
-					var s float64
-					for _, v := range src[off : off+n] {
-						s += float64(v)
-					}
-					acc[io] += s
+					acc[io] += vec.Sum64(src[off : off+n])
 					return
 				}
 				for i := 0; i < n; i++ {
@@ -43,9 +87,65 @@ func SumTo(x Tensor, shape Shape) Tensor {
 			for i, v := range acc {
 				o[i] = float32(v)
 			}
-		},
-		grad: func(_ []Tensor, _, dy Tensor) []Tensor { return []Tensor{BroadcastTo(dy, xs)} },
-	}, x)
+		}
+	}
+	if a == 1 && r >= 2*sumParts {
+		// One long reduction: fixed partial sums (in parallel when
+		// large), combined in order.
+		parts := make([][]float64, sumParts)
+		for i := range parts {
+			parts[i] = make([]float64, c)
+		}
+		per := (r + sumParts - 1) / sumParts
+		return func(o []float32, in [][]float32) {
+			src := in[0][:r*c]
+			run := func(lo, hi int) {
+				for p := lo; p < hi; p++ {
+					acc := parts[p]
+					clear(acc)
+					r0, r1 := min(p*per, r), min((p+1)*per, r)
+					if c == 1 {
+						acc[0] = vec.Sum64(src[r0:r1])
+					} else {
+						vec.AccRows(acc, src[r0*c:r1*c])
+					}
+				}
+			}
+			if r*c >= parMinElems {
+				parallelChunks(sumParts, 1, run)
+			} else {
+				run(0, sumParts)
+			}
+			for j := range o[:c] {
+				s := parts[0][j]
+				for _, p := range parts[1:] {
+					s += p[j]
+				}
+				o[j] = float32(s)
+			}
+		}
+	}
+	return func(o []float32, in [][]float32) {
+		src := in[0][:a*r*c]
+		parallelRows(a, r*c, func(lo, hi int) {
+			var acc []float64
+			if c > 1 {
+				acc = make([]float64, c)
+			}
+			for i := lo; i < hi; i++ {
+				blk := src[i*r*c : (i+1)*r*c]
+				if c == 1 {
+					o[i] = float32(vec.Sum64(blk))
+					continue
+				}
+				clear(acc)
+				vec.AccRows(acc, blk)
+				for j, v := range acc {
+					o[i*c+j] = float32(v)
+				}
+			}
+		})
+	}
 }
 
 // BroadcastTo repeats x to shape by numpy broadcasting rules.
@@ -58,18 +158,44 @@ func BroadcastTo(x Tensor, shape Shape) Tensor {
 		fail("BroadcastTo", "cannot broadcast %v to %v", xs, shape)
 	}
 	tr := sameTrace("BroadcastTo", x)
-	st := bstrides(xs, shape)
-	zero := make([]int, len(shape))
-	return tr.apply(&Op{
-		name: "BroadcastTo", out: shape.Clone(), attrs: fmt.Sprint(shape),
-		fwd: func(o []float32, in [][]float32) {
+	var fwd func(o []float32, in [][]float32)
+	if a, r, c, ok := reduceGroups(xs, shape); ok {
+		fwd = func(o []float32, in [][]float32) {
+			src := in[0][:a*c]
+			if c == 1 {
+				parallelRows(a, r, func(lo, hi int) {
+					for i := lo; i < hi; i++ {
+						vec.Fill(o[i*r:(i+1)*r], src[i])
+					}
+				})
+				return
+			}
+			parallelRows(a*r, c, func(lo, hi int) {
+				for row := lo; row < hi; row++ {
+					i := row / r
+					copy(o[row*c:(row+1)*c], src[i*c:(i+1)*c])
+				}
+			})
+		}
+	} else {
+		st := bstrides(xs, shape)
+		zero := make([]int, len(shape))
+		fwd = func(o []float32, in [][]float32) {
 			src := in[0]
 			mapIndex(shape, st, zero, func(off, ia, _, n, da, _ int) {
+				if da == 0 {
+					vec.Fill(o[off:off+n], src[ia])
+					return
+				}
 				for i := 0; i < n; i++ {
 					o[off+i] = src[ia+i*da]
 				}
 			})
-		},
+		}
+	}
+	return tr.apply(&Op{
+		name: "BroadcastTo", out: shape.Clone(), attrs: fmt.Sprint(shape),
+		fwd:  fwd,
 		grad: func(in []Tensor, _, dy Tensor) []Tensor { return []Tensor{SumTo(dy, xs)} },
 	}, x)
 }

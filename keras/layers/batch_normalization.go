@@ -77,6 +77,15 @@ func (l *BatchNormalization) Build(in []ops.Shape) error {
 }
 
 // Call implements Layer.
+//
+// Training builds the fused batch norm ops (ops.BatchNormSums, then
+// ops.BatchNormMoments and ops.BatchNormApply): one pass over x for the
+// per-channel sum and sum of squares (accumulated in float64), one to
+// normalise, and the standard two-pass gradient. In synchronized mode the
+// packed sum, sum of squares and count are all-reduced across replicas
+// (ops.AllReduceSum) before the moments, and the backward pass all-reduces
+// its per-channel sums the same way. Inference normalises with the moving
+// statistics in one pass.
 func (l *BatchNormalization) Call(in []ops.Tensor, training bool) ops.Tensor {
 	x := in[0]
 	tr := x.Trace()
@@ -85,51 +94,45 @@ func (l *BatchNormalization) Call(in []ops.Tensor, training bool) ops.Tensor {
 	if ch != l.MovingMean.Shape()[0] {
 		panic(&ops.Error{Op: "BatchNormalization " + l.name, Msg: fmt.Sprintf("expected %d channels, got shape %v", l.MovingMean.Shape()[0], s)})
 	}
-	var mean, variance ops.Tensor
-	if training {
-		mean, variance = l.batchMoments(tr, x)
-	} else {
-		mean, variance = tr.Read(l.MovingMean), tr.Read(l.MovingVariance)
-	}
-	// y = x*scale + shift with scale = gamma/sqrt(var+eps) and
-	// shift = beta - mean*scale: two passes over x, the rest per channel.
-	scale := ops.Rsqrt(ops.AddScalar(variance, float32(l.epsilon)))
+	var gamma, beta ops.Tensor
 	if l.Gamma != nil {
-		scale = ops.Mul(scale, tr.Read(l.Gamma))
+		gamma = tr.Read(l.Gamma)
 	}
-	shift := ops.Neg(ops.Mul(mean, scale))
 	if l.Beta != nil {
-		shift = ops.Add(shift, tr.Read(l.Beta))
+		beta = tr.Read(l.Beta)
 	}
-	return ops.Add(ops.Mul(x, scale), shift)
+	attrs := ops.BatchNormAttrs{Epsilon: float32(l.epsilon), Training: training, Synchronized: l.synchronized}
+	var moments ops.Tensor
+	if training {
+		moments = l.batchMoments(tr, x)
+	} else {
+		moments = ops.BatchNormPack(tr.Read(l.MovingMean), tr.Read(l.MovingVariance))
+	}
+	return ops.BatchNormApply(x, moments, gamma, beta, attrs)
 }
 
-// batchMoments returns the batch mean and biased variance per channel and
-// registers the moving-statistics update.
-func (l *BatchNormalization) batchMoments(tr *ops.Trace, x ops.Tensor) (mean, variance ops.Tensor) {
+// batchMoments returns the batch's packed moments (mean, biased variance,
+// count) and registers the moving-statistics update.
+func (l *BatchNormalization) batchMoments(tr *ops.Trace, x ops.Tensor) ops.Tensor {
 	s := x.Shape()
-	axes := make([]int, len(s)-1)
-	for i := range axes {
-		axes[i] = i
-	}
 	local := float32(s.Size() / s[len(s)-1])
-	sum := ops.Sum(x, false, axes...)
-	sumSq := ops.Sum(ops.Square(x), false, axes...)
-	count := tr.Constant(ops.Shape{1}, []float32{local})
+	// Sum, sum of squares and count, packed: all-reduced together in
+	// synchronized mode.
+	sums := ops.BatchNormSums(x)
 	if l.synchronized {
-		sum, sumSq, count = ops.AllReduceSum(sum), ops.AllReduceSum(sumSq), ops.AllReduceSum(count)
+		sums = ops.AllReduceSum(sums)
 	}
-	mean = ops.Div(sum, count)
 	// E[x²] - E[x]², floored at 0 against rounding.
-	variance = ops.Relu(ops.Sub(ops.Div(sumSq, count), ops.Square(mean)))
-	l.addMovingUpdate(tr, mean, variance, local)
-	return mean, variance
+	moments := ops.BatchNormMoments(sums)
+	l.addMovingUpdate(tr, moments, local)
+	return moments
 }
 
 // addMovingUpdate registers the hook that moves the moving statistics
-// towards the batch's, averaging the batch statistics across replicas
-// weighted by example count (a replica without data weighs 0).
-func (l *BatchNormalization) addMovingUpdate(tr *ops.Trace, mean, variance ops.Tensor, count float32) {
+// towards the batch's (read from the packed moments), averaging the batch
+// statistics across replicas weighted by example count (a replica without
+// data weighs 0).
+func (l *BatchNormalization) addMovingUpdate(tr *ops.Trace, moments ops.Tensor, count float32) {
 	mm, mv := l.MovingMean, l.MovingVariance
 	momentum := float32(l.momentum)
 	c := mm.Shape()[0]
@@ -159,9 +162,9 @@ func (l *BatchNormalization) addMovingUpdate(tr *ops.Trace, mean, variance ops.T
 	}
 	tr.AddHook(ops.Hook{
 		Name:   l.name + "/moving_statistics",
-		Inputs: []ops.Tensor{mean, variance},
+		Inputs: []ops.Tensor{moments},
 		Run: func(rc ops.ReplicaContext, vals []ops.Value) error {
-			return update(rc, vals[0].Data, vals[1].Data, count)
+			return update(rc, vals[0].Data[:c], vals[0].Data[c:2*c], count)
 		},
 		Empty: func(rc ops.ReplicaContext) error {
 			return update(rc, make([]float32, c), make([]float32, c), 0)

@@ -1,0 +1,399 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gokeras/gokeras/internal/vec"
+)
+
+// Fused batch normalization over the last axis (C channels), as layers
+// build it in training:
+//
+//	sums    := BatchNormSums(x)             // (2C+1,): Σx, Σx², count
+//	sums     = AllReduceSum(sums)           // synchronized mode only
+//	moments := BatchNormMoments(sums)       // (2C+1,): mean, variance, count
+//	y       := BatchNormApply(x, moments, gamma, beta, attrs)
+//
+// Each pass over x is one op: the statistics in one pass (float64 sums),
+// the normalisation in another. The backward pass is the standard batch
+// norm gradient in two passes over (x, dy), not the symbolic gradient of
+// the statistics: BatchNormApply's gradient with respect to x includes the
+// terms through the batch mean and variance, so moments is not
+// differentiated. In synchronized mode the two per-channel sums of the
+// backward pass are all-reduced between the passes, as the statistics are
+// in the forward pass, so N replicas compute what one does on the whole
+// batch.
+
+// BatchNormAttrs are the settings of [BatchNormApply].
+type BatchNormAttrs struct {
+	Epsilon float32
+	// Training: moments are the batch's own statistics (the gradient
+	// flows through them); otherwise they are constants (moving
+	// statistics, packed with [BatchNormPack]).
+	Training bool
+	// Synchronized: moments were all-reduced across replicas, and so are
+	// the backward pass's sums.
+	Synchronized bool
+	// Relu applies max(y, 0) in the same pass (set by [Relu] when its
+	// input is a BatchNormApply).
+	Relu bool
+}
+
+// bnApplyAttrs are the attributes of a BatchNormApply op: the settings and
+// which of gamma and beta are inputs (after x and moments, in that order).
+type bnApplyAttrs struct {
+	BatchNormAttrs
+	Gamma, Beta bool
+}
+
+func channelsOf(op string, x Tensor) int {
+	s := x.Shape()
+	if len(s) < 1 || s[len(s)-1] < 1 {
+		fail(op, "needs an input with a channel axis, got shape %v", s)
+	}
+	return s[len(s)-1]
+}
+
+// BatchNormSums returns the per-channel sum and sum of squares of x over
+// every axis but the last, and the number of elements summed per channel,
+// packed as (2C+1,). Sums accumulate in float64 (in a fixed number of
+// partial sums, so the result does not depend on the number of CPUs).
+func BatchNormSums(x Tensor) Tensor {
+	tr := sameTrace("BatchNormSums", x)
+	c := channelsOf("BatchNormSums", x)
+	rows := x.Shape().Size() / c
+	parts := make([][2][]float64, sumParts)
+	for i := range parts {
+		parts[i] = [2][]float64{make([]float64, c), make([]float64, c)}
+	}
+	per := (rows + sumParts - 1) / sumParts
+	return tr.apply(&Op{
+		name: "BatchNormSums", out: Shape{2*c + 1}, attrs: fmt.Sprint(x.Shape()),
+		fwd: func(o []float32, in [][]float32) {
+			src := in[0][:rows*c]
+			run := func(lo, hi int) {
+				for p := lo; p < hi; p++ {
+					s, q := parts[p][0], parts[p][1]
+					clear(s)
+					clear(q)
+					r0, r1 := min(p*per, rows), min((p+1)*per, rows)
+					vec.AccRowsSq(s, q, src[r0*c:r1*c])
+				}
+			}
+			if rows*c >= parMinElems {
+				parallelChunks(sumParts, 1, run)
+			} else {
+				run(0, sumParts)
+			}
+			for j := 0; j < c; j++ {
+				var s, q float64
+				for _, p := range parts {
+					s += p[0][j]
+					q += p[1][j]
+				}
+				o[j], o[c+j] = float32(s), float32(q)
+			}
+			o[2*c] = float32(rows)
+		},
+		wrt: []bool{false},
+	}, x)
+}
+
+// BatchNormMoments turns packed sums (2C+1,) into packed moments: the mean,
+// the biased variance E[x²]-E[x]² floored at 0, and the count.
+func BatchNormMoments(sums Tensor) Tensor {
+	tr := sameTrace("BatchNormMoments", sums)
+	s := sums.Shape()
+	if len(s) != 1 || s[0] < 3 || s[0]%2 != 1 {
+		fail("BatchNormMoments", "sums must have shape (2C+1,), got %v", s)
+	}
+	c := s[0] / 2
+	return tr.apply(&Op{
+		name: "BatchNormMoments", out: s.Clone(), attrs: binaryAttrs{},
+		fwd: func(o []float32, in [][]float32) {
+			sm := in[0]
+			n := float64(sm[2*c])
+			for j := 0; j < c; j++ {
+				var mean, v float64
+				if n > 0 {
+					mean = float64(sm[j]) / n
+					v = max(float64(sm[c+j])/n-mean*mean, 0)
+				}
+				o[j], o[c+j] = float32(mean), float32(v)
+			}
+			o[2*c] = sm[2*c]
+		},
+		wrt: []bool{false},
+	}, sums)
+}
+
+// BatchNormPack packs constant statistics (the moving mean and variance,
+// shape (C,)) as the moments of [BatchNormApply] in inference.
+func BatchNormPack(mean, variance Tensor) Tensor {
+	tr := sameTrace("BatchNormPack", mean, variance)
+	ms, vs := mean.Shape(), variance.Shape()
+	if len(ms) != 1 || !ms.Equal(vs) {
+		fail("BatchNormPack", "mean %v and variance %v must be vectors of one shape", ms, vs)
+	}
+	c := ms[0]
+	return tr.apply(&Op{
+		name: "BatchNormPack", out: Shape{2*c + 1}, attrs: binaryAttrs{},
+		fwd: func(o []float32, in [][]float32) {
+			copy(o[:c], in[0])
+			copy(o[c:2*c], in[1])
+			o[2*c] = 0
+		},
+		wrt: []bool{false, false},
+	}, mean, variance)
+}
+
+// bnCoeffs computes, per channel, rstd = 1/sqrt(var+eps) and the scale
+// s = gamma*rstd and shift t = beta - mean*s of y = x*s + t (in float64,
+// rounded once).
+func bnCoeffs(mom, gamma, beta []float32, c int, eps float32, rstd, s, t []float32) {
+	for j := 0; j < c; j++ {
+		r := 1 / math.Sqrt(float64(mom[c+j])+float64(eps))
+		g := 1.0
+		if gamma != nil {
+			g = float64(gamma[j])
+		}
+		b := 0.0
+		if beta != nil {
+			b = float64(beta[j])
+		}
+		rstd[j] = float32(r)
+		s[j] = float32(g * r)
+		t[j] = float32(b - float64(mom[j])*g*r)
+	}
+}
+
+// BatchNormApply returns (x - mean) * gamma / sqrt(variance + eps) + beta
+// per channel (the last axis), with mean and variance from moments (see
+// [BatchNormMoments], [BatchNormPack]). gamma and beta may be none (1 and
+// 0). Its gradient is the batch norm gradient in two passes; moments get
+// none.
+func BatchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs) Tensor {
+	ins := []Tensor{x, moments}
+	hasGamma, hasBeta := !gamma.IsNone(), !beta.IsNone()
+	if hasGamma {
+		ins = append(ins, gamma)
+	}
+	if hasBeta {
+		ins = append(ins, beta)
+	}
+	tr := sameTrace("BatchNormApply", ins...)
+	c := channelsOf("BatchNormApply", x)
+	if ms := moments.Shape(); len(ms) != 1 || ms[0] != 2*c+1 {
+		fail("BatchNormApply", "moments of shape %v for %d channels (want (%d,))", ms, c, 2*c+1)
+	}
+	for _, p := range []Tensor{gamma, beta} {
+		if !p.IsNone() && !p.Shape().Equal(Shape{c}) {
+			fail("BatchNormApply", "gamma/beta of shape %v for %d channels", p.Shape(), c)
+		}
+	}
+	xs := x.Shape()
+	rows := xs.Size() / c
+	rstd, s, t := make([]float32, c), make([]float32, c), make([]float32, c)
+	wrt := []bool{true, false}
+	for range ins[2:] {
+		wrt = append(wrt, true)
+	}
+	return tr.apply(&Op{
+		name: "BatchNormApply", out: xs.Clone(), attrs: bnApplyAttrs{attrs, hasGamma, hasBeta},
+		fwd: func(o []float32, in [][]float32) {
+			var g, b []float32
+			k := 2
+			if hasGamma {
+				g, k = in[k], k+1
+			}
+			if hasBeta {
+				b = in[k]
+			}
+			bnCoeffs(in[1], g, b, c, attrs.Epsilon, rstd, s, t)
+			src := in[0][:rows*c]
+			parallelRows(rows, c, func(lo, hi int) {
+				for r := lo; r < hi; r++ {
+					if attrs.Relu {
+						vec.ScaleShiftRelu(o[r*c:(r+1)*c], src[r*c:(r+1)*c], s, t)
+					} else {
+						vec.ScaleShift(o[r*c:(r+1)*c], src[r*c:(r+1)*c], s, t)
+					}
+				}
+			})
+		},
+		wrt: wrt,
+		grad: func(in []Tensor, y, dy Tensor) []Tensor {
+			x, mom := in[0], in[1]
+			var g Tensor
+			if hasGamma {
+				g = in[2]
+			}
+			// With a fused ReLU the incoming gradient is masked by y > 0
+			// inside the two passes.
+			mask := Tensor{}
+			if attrs.Relu {
+				mask = y
+			}
+			local := bnGradSums(x, dy, mom, mask)
+			global := local
+			if attrs.Synchronized && attrs.Training {
+				global = AllReduceSum(local)
+			}
+			out := []Tensor{bnGradInput(x, dy, mom, g, global, mask, attrs), {}}
+			if hasGamma {
+				out = append(out, bnParamGrad(local, mom, attrs.Epsilon, true))
+			}
+			if hasBeta {
+				out = append(out, bnParamGrad(local, mom, attrs.Epsilon, false))
+			}
+			return out
+		},
+	}, ins...)
+}
+
+// bnGradSums returns the local per-channel sums of the backward pass,
+// packed (2C,): Σdy and Σdy*(x-mean), in float64 (fixed partial sums).
+// With mask (the output of a fused ReLU) dy counts only where mask > 0.
+func bnGradSums(x, dy, moments, mask Tensor) Tensor {
+	ins := []Tensor{x, dy, moments}
+	if !mask.IsNone() {
+		ins = append(ins, mask)
+	}
+	tr := sameTrace("BatchNormGradSums", ins...)
+	c := channelsOf("BatchNormGradSums", x)
+	rows := x.Shape().Size() / c
+	parts := make([][2][]float64, sumParts)
+	for i := range parts {
+		parts[i] = [2][]float64{make([]float64, c), make([]float64, c)}
+	}
+	per := (rows + sumParts - 1) / sumParts
+	masked := !mask.IsNone()
+	return tr.apply(&Op{
+		name: "BatchNormGradSums", out: Shape{2 * c}, attrs: fmt.Sprintf("%v masked=%v", x.Shape(), masked),
+		fwd: func(o []float32, in [][]float32) {
+			xv, g, mean := in[0][:rows*c], in[1][:rows*c], in[2][:c]
+			var m []float32
+			if masked {
+				m = in[3][:rows*c]
+			}
+			run := func(lo, hi int) {
+				var row []float32
+				if masked {
+					row = make([]float32, c)
+				}
+				for p := lo; p < hi; p++ {
+					a0, a1 := parts[p][0], parts[p][1]
+					clear(a0)
+					clear(a1)
+					r0, r1 := min(p*per, rows), min((p+1)*per, rows)
+					if !masked {
+						vec.AccCentered(a0, a1, xv[r0*c:r1*c], g[r0*c:r1*c], mean)
+						continue
+					}
+					for r := r0; r < r1; r++ {
+						vec.ReluGrad(row, m[r*c:(r+1)*c], g[r*c:(r+1)*c])
+						vec.AccCentered(a0, a1, xv[r*c:(r+1)*c], row, mean)
+					}
+				}
+			}
+			if rows*c >= parMinElems {
+				parallelChunks(sumParts, 1, run)
+			} else {
+				run(0, sumParts)
+			}
+			for j := 0; j < c; j++ {
+				var s0, s1 float64
+				for _, p := range parts {
+					s0 += p[0][j]
+					s1 += p[1][j]
+				}
+				o[j], o[c+j] = float32(s0), float32(s1)
+			}
+		},
+		wrt: make([]bool, len(ins)),
+	}, ins...)
+}
+
+// bnGradInput returns dL/dx of batch norm from the (global) backward sums:
+//
+//	dx = gamma*rstd * (dy - Σdy/N - (x-mean)*rstd² * Σdy(x-mean)/N)
+//
+// in training, or gamma*rstd*dy with constant statistics; computed as
+// dy*P + x*Q + R per channel in one pass.
+func bnGradInput(x, dy, moments, gamma, sums, mask Tensor, attrs BatchNormAttrs) Tensor {
+	ins := []Tensor{x, dy, moments, sums}
+	hasGamma, masked := !gamma.IsNone(), !mask.IsNone()
+	if hasGamma {
+		ins = append(ins, gamma)
+	}
+	if masked {
+		ins = append(ins, mask)
+	}
+	tr := sameTrace("BatchNormGradInput", ins...)
+	c := channelsOf("BatchNormGradInput", x)
+	xs := x.Shape()
+	rows := xs.Size() / c
+	P, Q, R := make([]float32, c), make([]float32, c), make([]float32, c)
+	return tr.apply(&Op{
+		name: "BatchNormGradInput", out: xs.Clone(), attrs: fmt.Sprintf("%+v masked=%v gamma=%v", attrs, masked, hasGamma),
+		fwd: func(o []float32, in [][]float32) {
+			xv, g, mom, sm := in[0][:rows*c], in[1][:rows*c], in[2], in[3]
+			k := 4
+			var gm, m []float32
+			if hasGamma {
+				gm, k = in[k], k+1
+			}
+			if masked {
+				m = in[k][:rows*c]
+			}
+			n := float64(mom[2*c])
+			for j := 0; j < c; j++ {
+				r := 1 / math.Sqrt(float64(mom[c+j])+float64(attrs.Epsilon))
+				gj := 1.0
+				if hasGamma {
+					gj = float64(gm[j])
+				}
+				p := gj * r
+				var q, rr float64
+				if attrs.Training && n > 0 {
+					q = -p * r * r * float64(sm[c+j]) / n
+					rr = -p*float64(sm[j])/n - q*float64(mom[j])
+				}
+				P[j], Q[j], R[j] = float32(p), float32(q), float32(rr)
+			}
+			parallelRows(rows, c, func(lo, hi int) {
+				for r := lo; r < hi; r++ {
+					dst, dyr := o[r*c:(r+1)*c], g[r*c:(r+1)*c]
+					if masked {
+						vec.ReluGrad(dst, m[r*c:(r+1)*c], dyr)
+						dyr = dst
+					}
+					vec.DualAffine(dst, dyr, P, xv[r*c:(r+1)*c], Q, R)
+				}
+			})
+		},
+		wrt: make([]bool, len(ins)),
+	}, ins...)
+}
+
+// bnParamGrad returns the gradient of gamma (Σdy*xhat = rstd*Σdy(x-mean))
+// or of beta (Σdy) from the local backward sums.
+func bnParamGrad(sums, moments Tensor, eps float32, gamma bool) Tensor {
+	tr := sameTrace("BatchNormParamGrad", sums, moments)
+	c := sums.Shape()[0] / 2
+	return tr.apply(&Op{
+		name: "BatchNormParamGrad", out: Shape{c}, attrs: fmt.Sprintf("gamma=%v eps=%v", gamma, eps),
+		fwd: func(o []float32, in [][]float32) {
+			sm, mom := in[0], in[1]
+			for j := 0; j < c; j++ {
+				if gamma {
+					o[j] = float32(float64(sm[c+j]) / math.Sqrt(float64(mom[c+j])+float64(eps)))
+				} else {
+					o[j] = sm[j]
+				}
+			}
+		},
+		wrt: []bool{false, false},
+	}, sums, moments)
+}

@@ -1,0 +1,372 @@
+package ops
+
+import "github.com/gokeras/gokeras/internal/vec"
+
+// Convolution by tap classes: on small feature maps most windows hang over
+// the padding (a 3x3 "same" convolution of a 2x2 map reads 4 of its 9 taps
+// at each position), and im2col's GEMM multiplies those padding zeros too.
+// Grouping the output positions by the set of kernel taps that fall inside
+// the input (top row, interior, bottom row times left, interior, right)
+// gives a few classes, each a dense problem over its valid taps only: a
+// panel of just those taps, the matching rows of the kernel, one GEMM per
+// class. The backward passes use the same classes.
+
+// tapClass is a set of output positions whose windows see the same
+// rectangle of kernel taps [ky0, ky1) x [kx0, kx1) inside the input.
+type tapClass struct {
+	ky0, ky1, kx0, kx1 int
+	rows               []int32 // output positions, (b*oh+oy)*ow+ox, ascending
+	k                  int     // panel width: taps * channels
+	ld                 int     // panel row stride (k, padded against cache aliasing)
+	panel              int     // offset of the class's panel in the forward panel
+	wOff               int     // offset of its kernel rows in the gathered kernel; -1: contiguous in w
+	// stride > 0: the rows are r0, r0+stride, ... (one position per
+	// image), so the class's output rows can be addressed in place.
+	r0, stride int
+	dyOff      int // first row of the class in the gathered dy
+	first      int // index of the class's first row among all classes' rows
+}
+
+// convPlan is the tap-class decomposition of a convolution.
+type convPlan struct {
+	classes []tapClass
+	// gathers are the partial kx ranges of the classes: the kernel rows of
+	// taps (ky, kx) for every ky and kx in [kx0, kx1), gathered at off in
+	// the gathered kernel; a class with that range uses a contiguous
+	// block of them.
+	gathers []kxGather
+	panel   int // floats of the forward panel (all classes)
+	wk      int // floats of the gathered kernel rows
+	maxRows int // most rows in a class
+	maxK    int // widest class panel
+	// totalRows is the rows of all classes (g.rows() but for positions
+	// whose windows lie entirely in the padding).
+	totalRows int
+	// The rows of dy of the classes that are not evenly spaced, gathered
+	// once per replay for both gradients: dygIdx lists their positions.
+	dygIdx  []int32
+	dygRows int
+	dyg     []float32
+	dyFresh bool
+}
+
+type kxGather struct{ kx0, kx1, off int }
+
+// tapRange returns the kernel taps [k0, k1) of output position o that fall
+// inside an input of length n (stride s, padding before p, no dilation).
+func tapRange(o, s, p, k, n int) (int, int) {
+	i0 := o*s - p
+	k0 := max(0, -i0)
+	return k0, max(k0, min(k, n-i0))
+}
+
+// tapWaste is the fraction of im2col's taps that are padding.
+func (g convGeom) tapWaste() float64 {
+	if g.dh != 1 || g.dw != 1 {
+		return 0
+	}
+	valid := 0
+	for oy := 0; oy < g.oh; oy++ {
+		a, b := tapRange(oy, g.sh, g.pt, g.kh, g.h)
+		for ox := 0; ox < g.ow; ox++ {
+			c, d := tapRange(ox, g.sw, g.pl, g.kw, g.w)
+			valid += (b - a) * (d - c)
+		}
+	}
+	return 1 - float64(valid)/float64(g.oh*g.ow*g.kh*g.kw)
+}
+
+// tapClassMinWaste is the padding fraction above which convolutions run by
+// tap classes. Below it the saved multiplications do not pay for the extra
+// GEMM calls and the gathers of the smaller problems: in the ResNet seed the
+// 3x3 convolutions of 8x8, 4x4 and 2x2 maps (16%, 31% and 56% padding) go
+// by classes, the 7x7 stem (10%) by plain im2col, where measurements on
+// the 2-core machine showed no gain.
+const tapClassMinWaste = 0.12
+
+// noTapClasses turns the tap-class path off (tests compare the two).
+var noTapClasses = false
+
+// newConvPlan returns the tap-class plan of g, or nil when plain im2col is
+// the better choice.
+func newConvPlan(g convGeom, cout int) *convPlan {
+	if g.identity() || g.tapWaste() < tapClassMinWaste || noTapClasses {
+		return nil
+	}
+	type rng struct{ a, b int }
+	group := func(n, s, p, k, size int) (keys []rng, of []int) {
+		of = make([]int, n)
+		for o := 0; o < n; o++ {
+			a, b := tapRange(o, s, p, k, size)
+			idx := -1
+			for i, r := range keys {
+				if r == (rng{a, b}) {
+					idx = i
+				}
+			}
+			if idx < 0 {
+				idx = len(keys)
+				keys = append(keys, rng{a, b})
+			}
+			of[o] = idx
+		}
+		return keys, of
+	}
+	ys, yOf := group(g.oh, g.sh, g.pt, g.kh, g.h)
+	xs, xOf := group(g.ow, g.sw, g.pl, g.kw, g.w)
+	pl := &convPlan{}
+	for yi, yr := range ys {
+		for xi, xr := range xs {
+			if yr.a == yr.b || xr.a == xr.b {
+				continue // windows entirely in the padding (see below)
+			}
+			cl := tapClass{ky0: yr.a, ky1: yr.b, kx0: xr.a, kx1: xr.b, wOff: -1}
+			for b := 0; b < g.n; b++ {
+				for oy := 0; oy < g.oh; oy++ {
+					if yOf[oy] != yi {
+						continue
+					}
+					for ox := 0; ox < g.ow; ox++ {
+						if xOf[ox] == xi {
+							cl.rows = append(cl.rows, int32((b*g.oh+oy)*g.ow+ox))
+						}
+					}
+				}
+			}
+			cl.k = (cl.ky1 - cl.ky0) * (cl.kx1 - cl.kx0) * g.c
+			cl.ld = panelStride(cl.k)
+			cl.panel = pl.panel
+			cl.first = pl.totalRows
+			pl.totalRows += len(cl.rows)
+			pl.panel += len(cl.rows) * cl.ld
+			if run := cl.kx1 - cl.kx0; run != g.kw {
+				gi := -1
+				for i, ga := range pl.gathers {
+					if ga.kx0 == cl.kx0 && ga.kx1 == cl.kx1 {
+						gi = i
+					}
+				}
+				if gi < 0 {
+					gi = len(pl.gathers)
+					pl.gathers = append(pl.gathers, kxGather{cl.kx0, cl.kx1, pl.wk})
+					pl.wk += g.kh * run * g.c * cout
+				}
+				cl.wOff = pl.gathers[gi].off + cl.ky0*run*g.c*cout
+			}
+			if per := len(cl.rows) / g.n; per == 1 && g.n > 1 {
+				cl.r0, cl.stride = int(cl.rows[0]), int(cl.rows[1]-cl.rows[0])
+			}
+			if cl.stride == 0 {
+				cl.dyOff = pl.dygRows
+				pl.dygRows += len(cl.rows)
+				pl.dygIdx = append(pl.dygIdx, cl.rows...)
+			}
+			pl.maxRows = max(pl.maxRows, len(cl.rows))
+			pl.maxK = max(pl.maxK, cl.k)
+			pl.classes = append(pl.classes, cl)
+		}
+	}
+	// A position whose window is all padding has output 0 (before bias)
+	// and no gradient: it is in no class, so the kernels clear it.
+	return pl
+}
+
+// panelStride returns the row stride for panel rows of k floats: k, plus
+// one cache line when rows a multiple of 1 KiB apart would map a GEMM
+// micro-panel's rows onto a few L1 sets (the GEMM then packs A instead of
+// reading it in place).
+func panelStride(k int) int {
+	if k%256 == 0 {
+		return k + 16
+	}
+	return k
+}
+
+// kernelRows returns the rows of the HWIO kernel w (as a (kh*kw*c) x cout
+// matrix) for the class's taps: a slice of w when they are contiguous (the
+// full kx range), else the class's part of the gathered kernel wk, which
+// gatherKernel fills.
+func (pl *convPlan) kernelRows(cl *tapClass, g convGeom, cout int, w, wk []float32) []float32 {
+	if cl.wOff < 0 {
+		return w[cl.ky0*g.kw*g.c*cout : cl.ky1*g.kw*g.c*cout]
+	}
+	return wk[cl.wOff : cl.wOff+cl.k*cout]
+}
+
+// gatherKernel copies, for each partial kx range, the kernel rows of its
+// taps into wk (in parallel over kernel rows ky).
+func (pl *convPlan) gatherKernel(g convGeom, cout int, w, wk []float32) {
+	units := len(pl.gathers) * g.kh
+	parallelRows(units, len(wk)/max(units, 1), func(lo, hi int) {
+		for u := lo; u < hi; u++ {
+			ga, ky := pl.gathers[u/g.kh], u%g.kh
+			run := (ga.kx1 - ga.kx0) * g.c * cout
+			copy(wk[ga.off+ky*run:ga.off+(ky+1)*run], w[((ky*g.kw+ga.kx0)*g.c)*cout:])
+		}
+	})
+}
+
+// im2colClasses fills each class's panel: per row, for each valid ky, one
+// contiguous run of (kx1-kx0)*c input floats (no padding inside a class).
+// The rows of all classes are split among the workers together.
+func (pl *convPlan) im2colClasses(g convGeom, panel, x []float32) {
+	total := pl.panel / max(1, pl.maxK) // rough elements-per-row for the split
+	parallelRows(pl.totalRows, total, func(lo, hi int) {
+		ci := 0
+		for r := lo; r < hi; r++ {
+			for r >= pl.classes[ci].first+len(pl.classes[ci].rows) {
+				ci++
+			}
+			cl := &pl.classes[ci]
+			i := r - cl.first
+			run := (cl.kx1 - cl.kx0) * g.c
+			pos := int(cl.rows[i])
+			b, rest := pos/(g.oh*g.ow), pos%(g.oh*g.ow)
+			oy, ox := rest/g.ow, rest%g.ow
+			dst := panel[cl.panel+i*cl.ld : cl.panel+i*cl.ld+cl.k]
+			ix := ox*g.sw - g.pl + cl.kx0
+			for ky := cl.ky0; ky < cl.ky1; ky++ {
+				iy := oy*g.sh - g.pt + ky
+				src := x[((b*g.h+iy)*g.w+ix)*g.c:]
+				copy(dst[:run], src[:run])
+				dst = dst[run:]
+			}
+		}
+	})
+}
+
+// uncovered reports whether some output positions are in no class (their
+// windows lie entirely in the padding).
+func (pl *convPlan) uncovered(g convGeom) bool { return pl.totalRows != g.rows() }
+
+// forward computes y = conv(x, w) by classes. scratch must hold
+// maxRows*cout floats.
+func (pl *convPlan) forward(g convGeom, cout int, y, panel, w, wk, scratch []float32) {
+	pl.dyFresh = false
+	if pl.uncovered(g) {
+		clear(y)
+	}
+	for i := range pl.classes {
+		cl := &pl.classes[i]
+		a := panel[cl.panel : cl.panel+len(cl.rows)*cl.ld]
+		wr := pl.kernelRows(cl, g, cout, w, wk)
+		m := len(cl.rows)
+		if cl.stride > 0 {
+			sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, y[cl.r0*cout:], cl.stride*cout)
+			continue
+		}
+		tmp := scratch[:m*cout]
+		sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, tmp, cout)
+		parallelRows(m, cout, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				p := int(cl.rows[r])
+				copy(y[p*cout:(p+1)*cout], tmp[r*cout:(r+1)*cout])
+			}
+		})
+	}
+}
+
+// gatherDy copies the rows of dy of every class whose rows are not evenly
+// spaced into pl.dyg, once per replay: the filter and the input gradient
+// both read them (the forward pass marks the copy stale).
+func (pl *convPlan) gatherDy(dy []float32, cout int) {
+	if pl.dyFresh {
+		return
+	}
+	pl.dyFresh = true
+	if pl.dyg == nil {
+		pl.dyg = make([]float32, pl.dygRows*cout)
+	}
+	parallelRows(len(pl.dygIdx), cout, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			p := int(pl.dygIdx[r])
+			copy(pl.dyg[r*cout:(r+1)*cout], dy[p*cout:(p+1)*cout])
+		}
+	})
+}
+
+// classDy returns the class's rows of dy (m x cout) and their leading
+// dimension: in place when evenly spaced, else from the gathered copy.
+func (pl *convPlan) classDy(cl *tapClass, dy []float32, cout int) ([]float32, int) {
+	if cl.stride > 0 {
+		return dy[cl.r0*cout:], cl.stride * cout
+	}
+	return pl.dyg[cl.dyOff*cout : (cl.dyOff+len(cl.rows))*cout], cout
+}
+
+// backpropFilter computes dw = Σ_class panelᵀ · dy_class, accumulating
+// (GEMM with beta 1) into each class's kernel rows.
+func (pl *convPlan) backpropFilter(g convGeom, cout int, dw, panel, dy []float32) {
+	clear(dw)
+	pl.gatherDy(dy, cout)
+	for i := range pl.classes {
+		cl := &pl.classes[i]
+		m := len(cl.rows)
+		d, ldd := pl.classDy(cl, dy, cout)
+		a := panel[cl.panel : cl.panel+m*cl.ld]
+		if cl.kx1-cl.kx0 == g.kw {
+			// the class's kernel rows are contiguous in dw
+			sgemm(true, false, cl.k, cout, m, 1, a, cl.ld, d, ldd, 1, dw[cl.ky0*g.kw*g.c*cout:], cout)
+			continue
+		}
+		// one kernel row ky at a time: its taps are contiguous in dw and
+		// a column block of the class's panel
+		run := (cl.kx1 - cl.kx0) * g.c
+		for ky := cl.ky0; ky < cl.ky1; ky++ {
+			sgemm(true, false, run, cout, m, 1, a[(ky-cl.ky0)*run:], cl.ld, d, ldd, 1, dw[((ky*g.kw+cl.kx0)*g.c)*cout:], cout)
+		}
+	}
+}
+
+// backpropInput computes dx = Σ_class col2im(dy_class · w_classᵀ).
+// scratch must hold 2*maxRows*maxK floats.
+func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, wk, scratch []float32) {
+	clear(dx)
+	dcolsBuf := scratch
+	pl.gatherDy(dy, cout)
+	for i := range pl.classes {
+		cl := &pl.classes[i]
+		m := len(cl.rows)
+		d, ldd := pl.classDy(cl, dy, cout)
+		wr := pl.kernelRows(cl, g, cout, w, wk)
+		dcols := dcolsBuf[:m*cl.k]
+		if m < cl.k {
+			// Few rows (one or two positions per image): dy_class · wᵀ
+			// would pack the whole kernel block transposed for a handful
+			// of row panels. Compute its transpose w · dy_classᵀ instead
+			// (packing only dy's rows) and transpose the small result.
+			dcolsT := dcolsBuf[m*cl.k : 2*m*cl.k]
+			sgemm(false, true, cl.k, m, cout, 1, wr, cout, d, ldd, 0, dcolsT, m)
+			transpose(dcols, dcolsT, cl.k, m)
+		} else {
+			sgemm(false, true, m, cl.k, cout, 1, d, ldd, wr, cout, 0, dcols, cl.k)
+		}
+		run := (cl.kx1 - cl.kx0) * g.c
+		// Rows of different images never touch the same input, so the
+		// scatter runs in parallel over images (rows are in image order).
+		perImg := m / g.n
+		parallelRows(g.n, perImg*cl.k, func(lo, hi int) {
+			for r := lo * perImg; r < hi*perImg; r++ {
+				pos := int(cl.rows[r])
+				b, rest := pos/(g.oh*g.ow), pos%(g.oh*g.ow)
+				oy, ox := rest/g.ow, rest%g.ow
+				src := dcols[r*cl.k : (r+1)*cl.k]
+				ix := ox*g.sw - g.pl + cl.kx0
+				for ky := cl.ky0; ky < cl.ky1; ky++ {
+					iy := oy*g.sh - g.pt + ky
+					dst := dx[((b*g.h+iy)*g.w+ix)*g.c:][:run]
+					vec.Add(dst, dst, src[:run])
+					src = src[run:]
+				}
+			}
+		})
+	}
+}
+
+// transpose writes the r x c matrix src (row-major) transposed into dst
+// (c x r), in parallel over blocks of src's rows.
+func transpose(dst, src []float32, r, c int) {
+	parallelRows((r+7)/8, 8*c, func(lo, hi int) {
+		vec.Transpose(dst, src, r, c, lo*8, min(hi*8, r))
+	})
+}

@@ -1,0 +1,103 @@
+package ops
+
+import "github.com/gokeras/gokeras/internal/vec"
+
+// fuseRelu returns a fused op computing Relu(x) in one pass when x was
+// produced by an op that can apply the ReLU while it writes its output:
+// BiasAdd (BiasAddRelu), a same-shape Add (AddRelu, the residual sum of a
+// ResNet block) or BatchNormApply (with Relu set). The producer stays in
+// the graph; executors skip it when nothing else reads it.
+func fuseRelu(x Tensor) (Tensor, bool) {
+	if x.n == nil {
+		return Tensor{}, false
+	}
+	op, ok := x.n.Op().(*Op)
+	if !ok {
+		return Tensor{}, false
+	}
+	in := func() []Tensor {
+		ch := Children(x.tr.g, x.n)
+		ts := make([]Tensor, len(ch))
+		for i, c := range ch {
+			ts[i] = x.tr.wrap(c)
+		}
+		return ts
+	}
+	switch op.name {
+	case "BiasAdd":
+		ts := in()
+		return BiasAddRelu(ts[0], ts[1]), true
+	case "Add":
+		ts := in()
+		if ts[0].Shape().Equal(ts[1].Shape()) {
+			return AddRelu(ts[0], ts[1]), true
+		}
+	case "BatchNormApply":
+		a := op.attrs.(bnApplyAttrs)
+		if a.Relu {
+			return Tensor{}, false
+		}
+		ts := in()
+		var gamma, beta Tensor
+		k := 2
+		if a.Gamma {
+			gamma, k = ts[k], k+1
+		}
+		if a.Beta {
+			beta = ts[k]
+		}
+		a.BatchNormAttrs.Relu = true
+		return BatchNormApply(ts[0], ts[1], gamma, beta, a.BatchNormAttrs), true
+	}
+	return Tensor{}, false
+}
+
+// BiasAddRelu returns max(x + b, 0) with the vector b added to the last
+// axis of x, in one pass: Relu(BiasAdd(x, b)) fused (Relu does this by
+// itself when its input is a BiasAdd). The gradient masks dy once and
+// sums it for b.
+func BiasAddRelu(x, b Tensor) Tensor {
+	tr := sameTrace("BiasAddRelu", x, b)
+	c := biasChannels("BiasAddRelu", x, b)
+	xs := x.Shape()
+	rows := xs.Size() / c
+	return tr.apply(&Op{
+		name: "BiasAddRelu", out: xs.Clone(), attrs: binaryAttrs{},
+		fwd: func(o []float32, in [][]float32) {
+			src, bias := in[0][:rows*c], in[1][:c]
+			parallelRows(rows, c, func(lo, hi int) {
+				for r := lo; r < hi; r++ {
+					vec.AddRelu(o[r*c:(r+1)*c], src[r*c:(r+1)*c], bias)
+				}
+			})
+		},
+		grad: func(_ []Tensor, y, dy Tensor) []Tensor {
+			g := reluGrad(y, dy)
+			if pdy, pooled, _, ok := maxPoolOfRelu(y, dy); ok {
+				// The bias gradient sums the masked pooled gradient,
+				// a quarter (or less) of g.
+				return []Tensor{g, pooledChannelSum(pdy, pooled)}
+			}
+			return []Tensor{g, biasAddGrad(g)}
+		},
+	}, x, b)
+}
+
+// AddRelu returns max(a + b, 0) for a and b of one shape, in one pass.
+func AddRelu(a, b Tensor) Tensor {
+	tr := sameTrace("AddRelu", a, b)
+	if !a.Shape().Equal(b.Shape()) {
+		fail("AddRelu", "shapes %v and %v differ", a.Shape(), b.Shape())
+	}
+	return tr.apply(&Op{
+		name: "AddRelu", out: a.Shape().Clone(), attrs: binaryAttrs{},
+		fwd: func(o []float32, in [][]float32) {
+			x, y := in[0][:len(o)], in[1][:len(o)]
+			parallelElems(len(o), func(lo, hi int) { vec.AddRelu(o[lo:hi], x[lo:hi], y[lo:hi]) })
+		},
+		grad: func(_ []Tensor, y, dy Tensor) []Tensor {
+			g := reluGrad(y, dy)
+			return []Tensor{g, g}
+		},
+	}, a, b)
+}
