@@ -20,12 +20,12 @@ import (
 
 	"github.com/gokeras/gokeras/datasets"
 	"github.com/gokeras/gokeras/distribute"
+	"github.com/gokeras/gokeras/examples/internal/exampledata"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/callbacks"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
 	"github.com/gokeras/gokeras/keras/optimizers"
-	"gorgonia.org/tensor"
 )
 
 func main() {
@@ -52,43 +52,6 @@ var (
 	globalBatch                      int
 )
 
-func load(name, dir string) (train, test datasets.Pair, err error) {
-	var opts []datasets.LoadOption
-	if dir != "" {
-		opts = append(opts, datasets.Dir(dir))
-	}
-	switch name {
-	case "fashion_mnist", "fashion-mnist":
-		return datasets.LoadFashionMNIST(opts...)
-	case "mnist":
-		return datasets.LoadMNIST(opts...)
-	}
-	return train, test, fmt.Errorf("unknown -dataset %q (want fashion_mnist or mnist)", name)
-}
-
-// prepare scales images to [0, 1] with a channel axis and labels to float32
-// class ids: the tutorial's scale() map.
-func prepare(p datasets.Pair, limit int) (x, y *tensor.Dense, err error) {
-	if x, err = datasets.ToFloat32(p.X, 1.0/255, true); err != nil {
-		return nil, nil, err
-	}
-	if y, err = datasets.LabelsToFloat32(p.Y); err != nil {
-		return nil, nil, err
-	}
-	if n := x.Shape()[0]; limit > 0 && limit < n {
-		xs, err := x.Slice(tensorRange(0, limit))
-		if err != nil {
-			return nil, nil, err
-		}
-		ys, err := y.Slice(tensorRange(0, limit))
-		if err != nil {
-			return nil, nil, err
-		}
-		x, y = xs.(*tensor.Dense).Materialize().(*tensor.Dense), ys.(*tensor.Dense).Materialize().(*tensor.Dense)
-	}
-	return x, y, nil
-}
-
 func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verbose, replicas int) error {
 	layers.SetRandomSeed(uint64(seed))
 	if err := distribute.SetLogicalCPUs(replicas); err != nil {
@@ -104,15 +67,7 @@ func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verb
 	if globalBatch > 0 {
 		batchSize = globalBatch
 	}
-	train, test, err := load(dataset, dataDir)
-	if err != nil {
-		return err
-	}
-	xTrain, yTrain, err := prepare(train, limit)
-	if err != nil {
-		return err
-	}
-	xTest, yTest, err := prepare(test, 0)
+	xTrain, yTrain, xTest, yTest, err := exampledata.Load(dataset, dataDir, limit)
 	if err != nil {
 		return err
 	}

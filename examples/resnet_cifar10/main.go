@@ -16,6 +16,7 @@ import (
 
 	"github.com/gokeras/gokeras/datasets"
 	"github.com/gokeras/gokeras/distribute"
+	"github.com/gokeras/gokeras/examples/internal/exampledata"
 	"github.com/gokeras/gokeras/examples/internal/models"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
@@ -52,19 +53,10 @@ func prepare(p datasets.Pair, limit int) (*tensor.Dense, *tensor.Dense, error) {
 		return nil, nil, err
 	}
 	if n := x.Shape()[0]; limit > 0 && limit < n {
-		x = head(x, limit)
-		y = head(y, limit)
+		x = exampledata.Head(x, limit)
+		y = exampledata.Head(y, limit)
 	}
 	return x, y, nil
-}
-
-func head(t *tensor.Dense, n int) *tensor.Dense {
-	shape := append([]int{n}, t.Shape()[1:]...)
-	row := 1
-	for _, d := range shape[1:] {
-		row *= d
-	}
-	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float32(nil), t.Data().([]float32)[:n*row]...)))
 }
 
 func run(replicas, epochs, batchSize, limit, testLimit int, seed int64, dataDir string, verbose int, summary bool) (*keras.History, error) {

@@ -46,13 +46,13 @@ func Prepare(p datasets.Pair, limit int) (x, y *tensor.Dense, err error) {
 		return nil, nil, err
 	}
 	if n := x.Shape()[0]; limit > 0 && limit < n {
-		x, y = head(x, limit), head(y, limit)
+		x, y = Head(x, limit), Head(y, limit)
 	}
 	return x, y, nil
 }
 
-// head returns a copy of the first n rows of t.
-func head(t *tensor.Dense, n int) *tensor.Dense {
+// Head returns a copy of the first n rows of a float32 tensor.
+func Head(t *tensor.Dense, n int) *tensor.Dense {
 	shape := append([]int{n}, t.Shape()[1:]...)
 	row := 1
 	for _, d := range shape[1:] {
