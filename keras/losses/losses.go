@@ -2,8 +2,8 @@ package losses
 
 import (
 	"fmt"
+	"github.com/gokeras/gokeras/internal/registry"
 	"slices"
-	"strings"
 
 	"github.com/gokeras/gokeras/ops"
 )
@@ -470,7 +470,7 @@ var (
 	_ Loss = (*LossFunctionWrapper)(nil)
 )
 
-var registry = map[string]func(...Option) Loss{
+var ctors = map[string]func(...Option) Loss{
 	"sparse_categorical_crossentropy": func(o ...Option) Loss { return NewSparseCategoricalCrossentropy(o...) },
 	"categorical_crossentropy":        func(o ...Option) Loss { return NewCategoricalCrossentropy(o...) },
 	"binary_crossentropy":             func(o ...Option) Loss { return NewBinaryCrossentropy(o...) },
@@ -497,31 +497,6 @@ var aliases = map[string]string{
 // its Keras default name (Get("mse") is named "mean_squared_error") unless
 // opts include Name. Unknown names and options the loss does not take are
 // errors.
-func Get(name string, opts ...Option) (l Loss, err error) {
-	key := name
-	if a, ok := aliases[name]; ok {
-		key = a
-	}
-	ctor, ok := registry[key]
-	if !ok {
-		known := make([]string, 0, len(registry)+len(aliases))
-		for k := range registry {
-			known = append(known, k)
-		}
-		for k := range aliases {
-			known = append(known, k)
-		}
-		slices.Sort(known)
-		return nil, fmt.Errorf("losses: unknown loss %q (known: %s)", name, strings.Join(known, ", "))
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(*ops.Error)
-			if !ok {
-				panic(r)
-			}
-			l, err = nil, e
-		}
-	}()
-	return ctor(opts...), nil
+func Get(name string, opts ...Option) (Loss, error) {
+	return registry.Lookup("losses", "loss", name, ctors, aliases, opts)
 }

@@ -2,9 +2,9 @@ package metrics
 
 import (
 	"fmt"
+	"github.com/gokeras/gokeras/internal/registry"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/gokeras/gokeras/ops"
@@ -347,7 +347,7 @@ var (
 	_ Metric      = (*Mean)(nil)
 )
 
-var registry = map[string]func(...Option) LabelMetric{
+var ctors = map[string]func(...Option) LabelMetric{
 	"accuracy":                        func(o ...Option) LabelMetric { return NewAccuracy(o...) },
 	"sparse_categorical_accuracy":     func(o ...Option) LabelMetric { return NewSparseCategoricalAccuracy(o...) },
 	"categorical_accuracy":            func(o ...Option) LabelMetric { return NewCategoricalAccuracy(o...) },
@@ -388,33 +388,8 @@ var aliases = map[string]string{
 // Get("accuracy") is the elementwise [Accuracy], as keras.metrics.get
 // returns; to resolve "accuracy" from the shapes of labels and predictions
 // the way Keras' compile does, use [AccuracyFor].
-func Get(name string, opts ...Option) (m LabelMetric, err error) {
-	key := name
-	if a, ok := aliases[name]; ok {
-		key = a
-	}
-	ctor, ok := registry[key]
-	if !ok {
-		known := make([]string, 0, len(registry)+len(aliases))
-		for k := range registry {
-			known = append(known, k)
-		}
-		for k := range aliases {
-			known = append(known, k)
-		}
-		slices.Sort(known)
-		return nil, fmt.Errorf("metrics: unknown metric %q (known: %s)", name, strings.Join(known, ", "))
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(*ops.Error)
-			if !ok {
-				panic(r)
-			}
-			m, err = nil, e
-		}
-	}()
-	return ctor(opts...), nil
+func Get(name string, opts ...Option) (LabelMetric, error) {
+	return registry.Lookup("metrics", "metric", name, ctors, aliases, opts)
 }
 
 // AccuracyFor returns the accuracy Keras' compile picks for "accuracy" from
