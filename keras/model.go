@@ -3,6 +3,7 @@ package keras
 import (
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/keras/layers"
@@ -25,7 +26,8 @@ type Model struct {
 	inputs  []*layers.KerasTensor
 	outputs []*layers.KerasTensor
 	nodes   []*layers.CallNode // topological order, inputs excluded
-	layers  []layers.Layer     // unique layers in order of first call (no InputLayer)
+	layers  []layers.Layer     // unique layers in Keras' order (no InputLayer)
+	ordered []layers.Layer     // the same with the InputLayers, as Keras lists them
 
 	compiled    bool
 	optimizer   optimizers.Optimizer
@@ -157,14 +159,22 @@ func NewModel(inputs, outputs []*layers.KerasTensor, opts ...ModelOption) (*Mode
 	return m, m.index()
 }
 
-// index orders the layer calls between inputs and outputs topologically.
+// index orders the layer calls between inputs and outputs topologically
+// (m.nodes, the order steps run them in) and orders the layers as Keras'
+// model.layers does (m.layers, m.ordered): by depth, the longest path from
+// the layer to an output, deepest first, and within one depth by when a
+// depth-first walk from the outputs first meets the layer. Summary rows,
+// weight order and checkpoint keys follow that order, so branchy models
+// list their layers as Keras lists them.
 func (m *Model) index() error {
 	isInput := map[*layers.KerasTensor]bool{}
 	for _, in := range m.inputs {
 		isInput[in] = true
 	}
 	seen := map[*layers.CallNode]bool{}
-	var order []*layers.CallNode
+	var order []*layers.CallNode        // post-order without input nodes
+	var all []*layers.CallNode          // post-order with input nodes
+	firstSeen := map[layers.Layer]int{} // pre-order index of each layer
 	var visit func(t *layers.KerasTensor) error
 	visit = func(t *layers.KerasTensor) error {
 		n := t.Node()
@@ -172,10 +182,14 @@ func (m *Model) index() error {
 			return nil
 		}
 		seen[n] = true
+		if _, ok := firstSeen[n.Layer]; !ok {
+			firstSeen[n.Layer] = len(firstSeen)
+		}
 		if n.IsInput {
 			if !isInput[t] {
 				return fmt.Errorf("keras: %s: graph disconnected: output depends on input %q that is not among the model's inputs", m.name, n.Layer.Name())
 			}
+			all = append(all, n)
 			return nil
 		}
 		for _, in := range n.Inputs {
@@ -184,6 +198,7 @@ func (m *Model) index() error {
 			}
 		}
 		order = append(order, n)
+		all = append(all, n)
 		return nil
 	}
 	for _, o := range m.outputs {
@@ -192,12 +207,44 @@ func (m *Model) index() error {
 		}
 	}
 	m.nodes = order
+
+	// Depths, walking from the outputs back: a node is one deeper than the
+	// deepest node it feeds, and a layer called several times takes the
+	// depth of its deepest call.
+	nodeDepth := map[*layers.CallNode]int{}
+	layerDepth := map[layers.Layer]int{}
+	for i := len(all) - 1; i >= 0; i-- {
+		n := all[i]
+		d := max(nodeDepth[n], layerDepth[n.Layer])
+		nodeDepth[n], layerDepth[n.Layer] = d, d
+		for _, in := range n.Inputs {
+			p := in.Node()
+			nodeDepth[p] = max(nodeDepth[p], d+1)
+		}
+	}
+	// Inputs that no output depends on (their values may feed losses).
+	for _, in := range m.inputs {
+		l := in.Node().Layer
+		if _, ok := firstSeen[l]; !ok {
+			firstSeen[l], layerDepth[l] = -1, 0
+		}
+	}
+	ordered := make([]layers.Layer, 0, len(layerDepth))
+	for l := range layerDepth {
+		ordered = append(ordered, l)
+	}
+	sort.Slice(ordered, func(i, j int) bool {
+		a, b := ordered[i], ordered[j]
+		if layerDepth[a] != layerDepth[b] {
+			return layerDepth[a] > layerDepth[b]
+		}
+		return firstSeen[a] < firstSeen[b]
+	})
+	m.ordered = ordered
 	m.layers = nil
-	have := map[layers.Layer]bool{}
-	for _, n := range order {
-		if !have[n.Layer] {
-			have[n.Layer] = true
-			m.layers = append(m.layers, n.Layer)
+	for _, l := range ordered {
+		if _, ok := l.(*layers.InputLayer); !ok {
+			m.layers = append(m.layers, l)
 		}
 	}
 	m.fns = stepFunctions{}
@@ -210,19 +257,17 @@ func (m *Model) Built() bool { return m.inputs != nil }
 // Name returns the model's name.
 func (m *Model) Name() string { return m.name }
 
-// Layers returns the model's layers in order (Keras' model.layers; the
-// InputLayer of a functional model first).
+// Layers returns the model's layers in Keras' model.layers order: for a
+// functional model its InputLayers too, every layer ordered by depth from
+// the inputs, ties in the order a walk back from the outputs meets them.
 func (m *Model) Layers() []layers.Layer {
-	out := []layers.Layer{}
-	if !m.sequential {
-		for _, in := range m.inputs {
-			out = append(out, in.Node().Layer)
-		}
+	switch {
+	case m.inputs == nil:
+		return append([]layers.Layer{}, m.pending...)
+	case m.sequential:
+		return append([]layers.Layer{}, m.layers...)
 	}
-	if m.inputs == nil {
-		return append(out, m.pending...)
-	}
-	return append(out, m.layers...)
+	return append([]layers.Layer{}, m.ordered...)
 }
 
 // Inputs returns the model's symbolic inputs.

@@ -749,24 +749,25 @@ func (m *Model) functionalConfig() (map[string]any, error) {
 		return map[string]any{"class_name": "__keras_tensor__", "config": map[string]any{
 			"shape": batchShape(t.Shape()), "dtype": "float32", "keras_history": ref(t)}}
 	}
+	inputOf := map[layers.Layer]*layers.KerasTensor{}
+	for _, in := range m.inputs {
+		inputOf[in.Node().Layer] = in
+	}
+	// Layers in model.layers order, the InputLayers where Keras puts them.
 	seen := map[string]bool{}
 	entries := []any{}
-	for _, in := range m.inputs {
-		name := in.Node().Layer.Name()
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		e := inputLayerEntry(in)
-		e["name"] = name
-		e["inbound_nodes"] = []any{}
-		entries = append(entries, e)
-	}
-	for _, l := range m.layers {
+	for _, l := range m.ordered {
 		if seen[l.Name()] {
 			return nil, fmt.Errorf("two layers are named %q: give the layers distinct names", l.Name())
 		}
 		seen[l.Name()] = true
+		if in, ok := inputOf[l]; ok {
+			e := inputLayerEntry(in)
+			e["name"] = l.Name()
+			e["inbound_nodes"] = []any{}
+			entries = append(entries, e)
+			continue
+		}
 		ns := calls[l]
 		e := layerEntry(l, nodeInputShape(ns[0]))
 		e["name"] = l.Name()
