@@ -1,6 +1,11 @@
 package optimizers
 
-import "math"
+import (
+	"math"
+
+	"github.com/gokeras/gokeras/internal/par"
+	"github.com/gokeras/gokeras/internal/vec"
+)
 
 // Adam is Keras' Adam: adaptive moment estimation with bias correction
 // folded into the step size ("epsilon hat" form).
@@ -43,7 +48,10 @@ func adamSlots(c *config) []string {
 }
 
 // adamUpdate is shared with AdamW, whose decay base applies beforehand.
-// Scalars are computed in float64, the per-element loop in float32.
+// Scalars are computed in float64, the per-element loop in float32. Without
+// AMSGrad that loop is internal/vec's Adam (vectorised, bitwise equal to
+// the loop below) split over the cores: it is a memory-bound pass over
+// every weight that took 6-12 ms of a 74 ms ResNet step when serial.
 func adamUpdate(c *config, w, g []float32, slots [][]float32, lr float64, step int64) {
 	t := float64(step)
 	alpha := float32(lr * math.Sqrt(1-math.Pow(c.beta2, t)) / (1 - math.Pow(c.beta1, t)))
@@ -55,15 +63,15 @@ func adamUpdate(c *config, w, g []float32, slots [][]float32, lr float64, step i
 	if c.amsgrad {
 		vhat = slots[2]
 	}
+	if vhat == nil {
+		par.Elems(len(g), func(lo, hi int) { vec.Adam(w[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], alpha, c1, c2, eps) })
+		return
+	}
 	for j, x := range g {
 		m[j] += (x - m[j]) * c1
 		v[j] += (x*x - v[j]) * c2
-		den := v[j]
-		if vhat != nil {
-			vhat[j] = max(vhat[j], v[j])
-			den = vhat[j]
-		}
-		w[j] -= m[j] * alpha / (sqrt32(den) + eps)
+		vhat[j] = max(vhat[j], v[j])
+		w[j] -= m[j] * alpha / (sqrt32(vhat[j]) + eps)
 	}
 }
 

@@ -1,8 +1,13 @@
 package optimizers
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/ops"
 )
 
 // adamRef is Adam (epsilon-hat form) in float64 from the formulas; wd > 0
@@ -62,5 +67,40 @@ func TestAdamAmsgrad(t *testing.T) {
 	run(t, opt, want)
 	if n := len(opt.Variables()); n != 4 {
 		t.Errorf("amsgrad Adam has %d variables, want 4", n)
+	}
+}
+
+// TestAdamLargeVariable covers the vectorised, multi-core path (more than
+// par.MinElems elements, a length that is not a multiple of the vector
+// width) against the float64 formulas, element by element.
+func TestAdamLargeVariable(t *testing.T) {
+	const n = 100_003
+	r := rand.New(rand.NewPCG(3, 4))
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = r.NormFloat64()
+	}
+	v := ops.NewVariable("big/kernel", ops.Shape{n}, f32(w), true)
+	opt := NewAdam()
+	m, s := make([]float64, n), make([]float64, n)
+	for k := 1; k <= 3; k++ {
+		g := make([]float64, n)
+		for i := range g {
+			g[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(5)-2))
+		}
+		if err := opt.Apply(engine.Single{}, [][]float32{f32(g)}, []*ops.Variable{v}); err != nil {
+			t.Fatal(err)
+		}
+		alpha := 0.001 * math.Sqrt(1-math.Pow(0.999, float64(k))) / (1 - math.Pow(0.9, float64(k)))
+		for j := range w {
+			gj := float64(float32(g[j]))
+			m[j] += (gj - m[j]) * 0.1
+			s[j] += (gj*gj - s[j]) * 0.001
+			w[j] -= alpha * m[j] / (math.Sqrt(s[j]) + 1e-7)
+		}
+		approx(t, fmt.Sprintf("step %d", k), v.Data(0), w)
+		if t.Failed() {
+			return
+		}
 	}
 }
