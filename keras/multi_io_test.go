@@ -3,6 +3,7 @@ package keras_test
 import (
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/gokeras/gokeras/datasets"
@@ -82,6 +83,31 @@ func TestMultiInputMultiOutput(t *testing.T) {
 	}
 	if len(outs) != 2 || outs[0].Shape()[1] != 3 || outs[1].Shape()[1] != 1 || outs[0].Shape()[0] != n {
 		t.Errorf("PredictAll shapes: %v %v", outs[0].Shape(), outs[1].Shape())
+	}
+	// Saved and loaded, the model keeps its loss per output and the loss
+	// weights: Evaluate gives the same losses.
+	path := filepath.Join(t.TempDir(), "two_heads.keras")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := keras.LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := m.Evaluate(ds.Batch(32, false), nil, keras.EvaluateConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := loaded.Evaluate(ds.Batch(32, false), nil, keras.EvaluateConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"loss", "cls_loss", "reg_loss"} {
+		b, _ := before.Get(k)
+		a, ok := after.Get(k)
+		if !ok || math.Abs(a-b) > 1e-6*math.Max(1, math.Abs(b)) {
+			t.Errorf("%s after save and load = %v (present %v), before %v", k, a, ok, b)
+		}
 	}
 	if err := m.Compile(keras.CompileConfig{Optimizer: "adam", Loss: []any{"mse"}}); err == nil {
 		t.Error("one loss in a list for two outputs: no error")

@@ -1118,8 +1118,19 @@ func (m *Model) compileConfig() (map[string]any, error) {
 	if m.optimizer != nil {
 		cc["optimizer"] = serializeObject("keras.optimizers", m.optimizer, m.optimizer.GetConfig())
 	}
-	if m.loss != nil {
+	switch {
+	case m.outputLosses != nil:
+		// A loss per output is a list, as Keras writes compile(loss=[...]).
+		ls := make([]any, len(m.outputLosses))
+		for i, l := range m.outputLosses {
+			ls[i] = serializeObject("keras.losses", l, l.GetConfig())
+		}
+		cc["loss"] = ls
+	case m.loss != nil:
 		cc["loss"] = serializeObject("keras.losses", m.loss, m.loss.GetConfig())
+	}
+	if m.lossWeights != nil {
+		cc["loss_weights"] = append([]float64(nil), m.lossWeights...)
 	}
 	if len(m.metricSpecs) > 0 {
 		ms := make([]any, len(m.metricSpecs))
@@ -1144,16 +1155,42 @@ func (m *Model) compileFromConfig(cc map[string]any) error {
 	if cfg.Optimizer, err = optimizerFromConfig(cc["optimizer"]); err != nil {
 		return err
 	}
+	readLoss := func(v any) (any, error) {
+		switch l := v.(type) {
+		case string:
+			return l, nil
+		case map[string]any:
+			return lossFromConfig(l)
+		}
+		return nil, fmt.Errorf("loss: cannot read %v", v)
+	}
 	switch l := cc["loss"].(type) {
 	case nil:
-	case string:
-		cfg.Loss = l
-	case map[string]any:
-		if cfg.Loss, err = lossFromConfig(l); err != nil {
+	case []any:
+		list := make([]any, len(l))
+		for i, x := range l {
+			if list[i], err = readLoss(x); err != nil {
+				return err
+			}
+		}
+		cfg.Loss = list
+	default:
+		if cfg.Loss, err = readLoss(l); err != nil {
 			return err
 		}
+	}
+	switch w := cc["loss_weights"].(type) {
+	case nil:
+	case []any:
+		for _, x := range w {
+			f, ok := toFloat(x)
+			if !ok {
+				return fmt.Errorf("loss_weights: cannot read %v", w)
+			}
+			cfg.LossWeights = append(cfg.LossWeights, f)
+		}
 	default:
-		return fmt.Errorf("loss: cannot read %v", l)
+		return fmt.Errorf("loss_weights: cannot read %v (want a list)", w)
 	}
 	if ms, ok := cc["metrics"].([]any); ok {
 		for _, s := range ms {
