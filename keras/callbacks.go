@@ -50,6 +50,33 @@ type Callback interface {
 	OnPredictBatchEnd(batch int, logs Logs) error
 }
 
+// EpochLogsAdder is implemented by callbacks that add entries to an
+// epoch's logs, as Keras' ReduceLROnPlateau and LearningRateScheduler set
+// logs["learning_rate"]. Keras' logs are one dict that every callback may
+// write; here Fit asks the callback after its OnEpochEnd and sets the
+// entries (replacing ones of the same name) in the logs the callbacks after
+// it receive. History and the progress bar run after the callbacks given to
+// Fit, as in Keras, so they record and print the added entries.
+type EpochLogsAdder interface {
+	AddedEpochLogs() Logs
+}
+
+// with returns a copy of l with the entries of add set.
+func (l Logs) with(add Logs) Logs {
+	out := append(Logs(nil), l...)
+next:
+	for _, a := range add {
+		for i := range out {
+			if out[i].Name == a.Name {
+				out[i].Value = a.Value
+				continue next
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // CallbackParams are the run's settings, as Keras' callback.params.
 type CallbackParams struct {
 	Epochs  int

@@ -283,8 +283,11 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 	if cfg.StepsPerEpoch > 0 {
 		steps = cfg.StepsPerEpoch
 	}
+	// As Keras' CallbackList: the given callbacks, then History, then the
+	// progress bar, so the last two see what the others add to the logs.
 	hist = &History{}
-	cbs := callbackList{hist}
+	cbs := append(callbackList{}, cfg.Callbacks...)
+	cbs = append(cbs, hist)
 	if verbose > 0 {
 		out := cfg.Out
 		if out == nil {
@@ -292,7 +295,6 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 		}
 		cbs = append(cbs, &ProgbarLogger{Out: out})
 	}
-	cbs = append(cbs, cfg.Callbacks...)
 	params := CallbackParams{Epochs: epochs, Steps: steps, Verbose: verbose}
 	for _, c := range cbs {
 		c.SetModel(m)
@@ -365,8 +367,13 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 				epochLogs = append(epochLogs, LogItem{Name: "val_" + it.Name, Value: it.Value})
 			}
 		}
-		if err := cbs.each(func(c Callback) error { return c.OnEpochEnd(epoch, epochLogs) }); err != nil {
-			return hist, err
+		for _, c := range cbs {
+			if err := c.OnEpochEnd(epoch, epochLogs); err != nil {
+				return hist, err
+			}
+			if a, ok := c.(EpochLogsAdder); ok {
+				epochLogs = epochLogs.with(a.AddedEpochLogs())
+			}
 		}
 	}
 	if err := cbs.each(func(c Callback) error { return c.OnTrainEnd(epochLogs) }); err != nil {

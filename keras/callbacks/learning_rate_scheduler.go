@@ -10,8 +10,8 @@ import (
 // LearningRateScheduler is Keras' LearningRateScheduler: at the beginning
 // of every epoch it sets the optimizer's learning rate to
 // schedule(epoch, current learning rate), epoch counting from 0. Options:
-// Verbose. Keras adds "learning_rate" to the epoch's logs; here it is kept
-// in LearningRate.
+// Verbose. As in Keras, the epoch's logs gain "learning_rate" for the
+// callbacks after this one and for the History.
 type LearningRateScheduler struct {
 	keras.CallbackBase
 
@@ -59,4 +59,10 @@ func (c *LearningRateScheduler) OnEpochBegin(epoch int, _ keras.Logs) error {
 		fmt.Fprintf(c.s.out, "\nEpoch %d: LearningRateScheduler setting learning rate to %s.\n", epoch+1, pyFloatRepr(lr))
 	}
 	return nil
+}
+
+// AddedEpochLogs implements keras.EpochLogsAdder: "learning_rate", the
+// rate the epoch trained with.
+func (c *LearningRateScheduler) AddedEpochLogs() keras.Logs {
+	return keras.Logs{{Name: "learning_rate", Value: c.Model.Optimizer().CurrentLearningRate()}}
 }

@@ -21,8 +21,13 @@ func TestLearningRateScheduler(t *testing.T) {
 		seenLR = append(seenLR, lr)
 		return lr / 2
 	}, Verbose(1), Output(&out))
-	if _, err := m.Fit(x, y, quiet(3, sched)); err != nil {
+	hist, err := m.Fit(x, y, quiet(3, sched))
+	if err != nil {
 		t.Fatal(err)
+	}
+	// As Keras, each epoch's logs carry the rate it trained with.
+	if got, want := hist.History["learning_rate"], []float64{0.05, 0.025, 0.0125}; !reflect.DeepEqual(got, want) {
+		t.Errorf("History learning_rate %v, want %v", got, want)
 	}
 	if !reflect.DeepEqual(seenEpoch, []int{0, 1, 2}) || !reflect.DeepEqual(seenLR, []float64{0.1, 0.05, 0.025}) {
 		t.Errorf("schedule saw epochs %v, rates %v", seenEpoch, seenLR)

@@ -18,9 +18,10 @@ import (
 // The value improves when it beats the best so far by more than MinDelta.
 // After a reduction (never below MinLR; the optimizer's SetLearningRate
 // replaces a schedule by the constant) the callback waits Cooldown epochs
-// before counting epochs without improvement again. Keras adds
-// "learning_rate" to the epoch's logs; keras.Logs reach each callback by
-// value, so the rate is kept in LearningRate instead.
+// before counting epochs without improvement again. As in Keras, the
+// epoch's logs gain "learning_rate", the rate the epoch trained with
+// (before any reduction at its end), for the callbacks after this one and
+// for the History.
 type ReduceLROnPlateau struct {
 	keras.CallbackBase
 
@@ -32,6 +33,7 @@ type ReduceLROnPlateau struct {
 	s        settings
 	err      error
 	maximize bool
+	epochLR  float64 // the rate of the epoch that just ended, for the logs
 }
 
 // NewReduceLROnPlateau makes a ReduceLROnPlateau callback.
@@ -84,6 +86,7 @@ func (c *ReduceLROnPlateau) improves(v float64) bool {
 func (c *ReduceLROnPlateau) OnEpochEnd(epoch int, logs keras.Logs) error {
 	opt := c.Model.Optimizer()
 	c.LearningRate = opt.CurrentLearningRate()
+	c.epochLR = c.LearningRate
 	v, ok := logs.Get(c.s.monitor)
 	if !ok {
 		warnf("callbacks: Learning rate reduction is conditioned on metric %q which is not available. Available metrics are: %s", c.s.monitor, available(logs))
@@ -114,4 +117,9 @@ func (c *ReduceLROnPlateau) OnEpochEnd(epoch int, logs keras.Logs) error {
 		c.CooldownCounter, c.Wait = c.s.cooldown, 0
 	}
 	return nil
+}
+
+// AddedEpochLogs implements keras.EpochLogsAdder: "learning_rate".
+func (c *ReduceLROnPlateau) AddedEpochLogs() keras.Logs {
+	return keras.Logs{{Name: "learning_rate", Value: c.epochLR}}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/optimizers"
 )
 
@@ -62,5 +63,46 @@ func TestReduceLROnPlateauReplacesSchedule(t *testing.T) {
 	r.OnEpochEnd(1, logs("loss", 1e9))
 	if lr, ok := m.Optimizer().GetConfig()["learning_rate"].(float64); !ok || lr != r.LearningRate {
 		t.Errorf("after a reduction: %v", m.Optimizer().GetConfig()["learning_rate"])
+	}
+}
+
+// lrRecorder notes the "learning_rate" entry of the logs it is given.
+type lrRecorder struct {
+	keras.CallbackBase
+	seen []float64
+}
+
+func (r *lrRecorder) OnEpochEnd(_ int, l keras.Logs) error {
+	v, ok := l.Get("learning_rate")
+	if !ok {
+		v = -1
+	}
+	r.seen = append(r.seen, v)
+	return nil
+}
+
+// TestReduceLROnPlateauLogsLearningRate: as Keras, the callback adds the
+// rate each epoch trained with to the epoch's logs: callbacks after it and
+// the History see it, callbacks before it do not.
+func TestReduceLROnPlateauLogsLearningRate(t *testing.T) {
+	m := model(t, 1, optimizers.NewSGD(optimizers.LearningRate(1)))
+	// "loss" never improves by 1e9: with patience 0 every epoch after the
+	// first halves the rate.
+	r := NewReduceLROnPlateau(Monitor("loss"), Factor(0.5), Patience(0), MinDelta(1e9))
+	before, after := &lrRecorder{}, &lrRecorder{}
+	x, y := data(16, 1)
+	hist, err := m.Fit(x, y, quiet(4, before, r, after))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, 1, 0.5, 0.25}
+	if !reflect.DeepEqual(after.seen, want) {
+		t.Errorf("callback after ReduceLROnPlateau saw learning_rate %v, want %v", after.seen, want)
+	}
+	if !reflect.DeepEqual(hist.History["learning_rate"], want) {
+		t.Errorf("History learning_rate %v, want %v", hist.History["learning_rate"], want)
+	}
+	if !reflect.DeepEqual(before.seen, []float64{-1, -1, -1, -1}) {
+		t.Errorf("callback before ReduceLROnPlateau saw %v", before.seen)
 	}
 }
