@@ -46,7 +46,7 @@ func TestShortRunTwoReplicas(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeCIFAR(t, dir, 16)
-	hist, err := run(2, 3, 8, 0, 0, 1, dir, keras.VerboseSilent, false)
+	hist, err := run(2, 3, 8, 0, 0, 1, dir, keras.VerboseSilent, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
