@@ -223,6 +223,13 @@ func (c *cfgReader) initializer(key, def string) layers.Initializer {
 		i = layers.RandomNormal(a.float("mean", 0), a.float("stddev", 0.05))
 	case "RandomUniform":
 		i = layers.RandomUniform(a.float("minval", -0.05), a.float("maxval", 0.05))
+	case "TruncatedNormal":
+		i = layers.TruncatedNormal(a.float("mean", 0), a.float("stddev", 0.05))
+	case "VarianceScaling":
+		var err error
+		if i, err = layers.VarianceScaling(a.float("scale", 1), a.str("mode", "fan_in"), a.str("distribution", "truncated_normal")); err != nil {
+			c.fail("%s: %v", key, err)
+		}
 	default:
 		var err error
 		if i, err = layers.GetInitializer(class); err != nil {

@@ -839,3 +839,36 @@ func TestSaveLoadModelNewerLayers(t *testing.T) {
 		t.Error("loaded embedding model predicts differently")
 	}
 }
+
+// TestSaveLoadInitializerConfigs: initializers with arguments come back
+// from a .keras config with the same classes and arguments.
+func TestSaveLoadInitializerConfigs(t *testing.T) {
+	layers.ClearSession()
+	vs, err := layers.VarianceScaling(1.0/3, "fan_in", "uniform")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := layers.Input([]int{4})
+	x := layers.Apply(layers.NewDense(3, layers.WithKernelInitializer(vs), layers.WithBiasInitializer(layers.TruncatedNormal(0.5, 0.1))), in)
+	x = layers.Apply(layers.NewDense(2, layers.WithKernelInitializer(layers.LecunNormal())), x)
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "inits.keras")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 3; i++ {
+		a, b := m.Layers()[i].GetConfig(), l.Layers()[i].GetConfig()
+		for _, k := range []string{"kernel_initializer", "bias_initializer"} {
+			if !reflect.DeepEqual(a[k], b[k]) {
+				t.Errorf("layer %d %s: saved %v, loaded %v", i, k, a[k], b[k])
+			}
+		}
+	}
+}

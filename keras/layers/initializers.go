@@ -163,8 +163,73 @@ func RandomUniform(minval, maxval float64) Initializer {
 	return uniformInit{name: "RandomUniform", lo: minval, hi: maxval}
 }
 
+// VarianceScaling is Keras' VarianceScaling: with n the fan_in, the
+// fan_out or their mean (mode "fan_in", "fan_out", "fan_avg"), it draws
+// from a normal truncated at two standard deviations with variance
+// scale/n ("truncated_normal"), an untruncated one ("untruncated_normal"
+// or "normal"), or U(-l, l) with l = sqrt(3*scale/n) ("uniform"). Keras'
+// defaults are 1, "fan_in", "truncated_normal". PyTorch's default for
+// Linear and Conv2d weights is VarianceScaling(1/3, "fan_in", "uniform").
+func VarianceScaling(scale float64, mode, distribution string) (Initializer, error) {
+	if !(scale > 0) {
+		return nil, fmt.Errorf("layers: VarianceScaling: scale must be > 0, got %v", scale)
+	}
+	var fan func(fi, fo float64) float64
+	switch mode {
+	case "fan_in":
+		fan = func(fi, _ float64) float64 { return fi }
+	case "fan_out":
+		fan = func(_, fo float64) float64 { return fo }
+	case "fan_avg":
+		fan = func(fi, fo float64) float64 { return (fi + fo) / 2 }
+	default:
+		return nil, fmt.Errorf("layers: VarianceScaling: mode must be fan_in, fan_out or fan_avg, got %q", mode)
+	}
+	variance := func(fi, fo float64) float64 { return scale / math.Max(1, fan(fi, fo)) }
+	cfg := map[string]any{"scale": scale, "mode": mode, "distribution": distribution, "seed": nil}
+	switch distribution {
+	case "truncated_normal":
+		return configured{normalInit{name: "VarianceScaling", truncated: true,
+			stddev: func(fi, fo float64) float64 { return math.Sqrt(variance(fi, fo)) / truncFactor }}, cfg}, nil
+	case "untruncated_normal", "normal":
+		return configured{normalInit{name: "VarianceScaling",
+			stddev: func(fi, fo float64) float64 { return math.Sqrt(variance(fi, fo)) }}, cfg}, nil
+	case "uniform":
+		return configured{uniformInit{name: "VarianceScaling",
+			limit: func(fi, fo float64) float64 { return math.Sqrt(3 * variance(fi, fo)) }}, cfg}, nil
+	}
+	return nil, fmt.Errorf("layers: VarianceScaling: distribution must be truncated_normal, untruncated_normal or uniform, got %q", distribution)
+}
+
+// configured gives an initializer the Keras config it is saved with.
+type configured struct {
+	Initializer
+	cfg map[string]any
+}
+
+// Config returns the Keras arguments.
+func (c configured) Config() map[string]any { return c.cfg }
+
+// LecunNormal draws from a truncated normal with std sqrt(1 / fan_in).
+func LecunNormal() Initializer {
+	return normalInit{name: "LecunNormal", truncated: true, stddev: func(fi, _ float64) float64 { return math.Sqrt(1/fi) / truncFactor }}
+}
+
+// LecunUniform draws from U(-l, l) with l = sqrt(3 / fan_in).
+func LecunUniform() Initializer {
+	return uniformInit{name: "LecunUniform", limit: func(fi, _ float64) float64 { return math.Sqrt(3 / fi) }}
+}
+
+// TruncatedNormal draws from N(mean, stddev²) truncated at two standard
+// deviations (values beyond are redrawn); Keras' defaults are 0 and 0.05.
+func TruncatedNormal(mean, stddev float64) Initializer {
+	return normalInit{name: "TruncatedNormal", mean: mean, std: stddev, truncated: true}
+}
+
 // GetInitializer resolves a Keras initializer name such as "glorot_uniform",
-// "he_normal", "zeros", "ones", "random_normal", "random_uniform".
+// "he_normal", "lecun_uniform", "zeros", "ones", "random_normal",
+// "random_uniform", "truncated_normal", "variance_scaling" (with Keras'
+// default arguments).
 func GetInitializer(name string) (Initializer, error) {
 	switch strings.ToLower(name) {
 	case "glorot_uniform", "glorotuniform":
@@ -183,6 +248,14 @@ func GetInitializer(name string) (Initializer, error) {
 		return RandomNormal(0, 0.05), nil
 	case "random_uniform", "randomuniform":
 		return RandomUniform(-0.05, 0.05), nil
+	case "lecun_normal", "lecunnormal":
+		return LecunNormal(), nil
+	case "lecun_uniform", "lecununiform":
+		return LecunUniform(), nil
+	case "truncated_normal", "truncatednormal":
+		return TruncatedNormal(0, 0.05), nil
+	case "variance_scaling", "variancescaling":
+		return VarianceScaling(1, "fan_in", "truncated_normal")
 	}
 	return nil, fmt.Errorf("layers: unknown initializer %q", name)
 }

@@ -142,7 +142,8 @@ func TestGetInitializer(t *testing.T) {
 	for key, want := range map[string]string{
 		"glorot_uniform": "GlorotUniform", "glorot_normal": "GlorotNormal", "he_normal": "HeNormal",
 		"he_uniform": "HeUniform", "zeros": "Zeros", "ones": "Ones", "random_normal": "RandomNormal",
-		"random_uniform": "RandomUniform", "GlorotUniform": "GlorotUniform",
+		"random_uniform": "RandomUniform", "GlorotUniform": "GlorotUniform", "lecun_normal": "LecunNormal",
+		"lecun_uniform": "LecunUniform", "truncated_normal": "TruncatedNormal", "variance_scaling": "VarianceScaling",
 	} {
 		i, err := layers.GetInitializer(key)
 		if err != nil || i.Name() != want {
@@ -196,5 +197,82 @@ func TestInitializerConfigs(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: config %s, want %s", c.init.Name(), got, c.want)
 		}
+	}
+}
+
+func mustVS(t *testing.T, scale float64, mode, dist string) layers.Initializer {
+	t.Helper()
+	i, err := layers.VarianceScaling(scale, mode, dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return i
+}
+
+// TestVarianceScaling checks each mode and distribution against Keras'
+// formulas: variance scale/n with n = fan_in, fan_out or their mean; a
+// uniform draw has limit sqrt(3*variance), normals the target std (the
+// truncated one rescaled so the drawn values have it).
+func TestVarianceScaling(t *testing.T) {
+	for _, c := range fanCases {
+		for _, mode := range []string{"fan_in", "fan_out", "fan_avg"} {
+			n := map[string]float64{"fan_in": c.fanIn, "fan_out": c.fanOut, "fan_avg": (c.fanIn + c.fanOut) / 2}[mode]
+			const scale = 0.7
+			want := math.Sqrt(scale / n)
+			for _, dist := range []string{"truncated_normal", "untruncated_normal", "uniform"} {
+				v := draw(mustVS(t, scale, mode, dist), c.shape)
+				mean, std, maxAbs := stats(v)
+				what := fmt.Sprintf("VarianceScaling(%v, %s, %s)%v", scale, mode, dist, c.shape)
+				if math.Abs(std-want) > 0.05*want || math.Abs(mean) > 0.05*want {
+					t.Errorf("%s: mean %v std %v, want 0 and %v", what, mean, std, want)
+				}
+				switch dist {
+				case "uniform":
+					if limit := math.Sqrt(3) * want; maxAbs > limit || maxAbs < 0.98*limit {
+						t.Errorf("%s: |w| up to %v, limit %v", what, maxAbs, limit)
+					}
+				case "truncated_normal":
+					if limit := 2 * want / 0.87962566103423978; maxAbs > limit*(1+1e-6) {
+						t.Errorf("%s: |w| up to %v beyond the truncation %v", what, maxAbs, limit)
+					}
+				case "untruncated_normal":
+					if maxAbs < 3*want {
+						t.Errorf("%s: |w| only up to %v: looks truncated", what, maxAbs)
+					}
+				}
+			}
+		}
+	}
+	// Lecun initializers are VarianceScaling(1, fan_in, ...); PyTorch's
+	// default weight init is VarianceScaling(1/3, fan_in, uniform), that is
+	// U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+	s := ops.Shape{3, 3, 16, 32}
+	if _, std, _ := stats(draw(layers.LecunNormal(), s)); math.Abs(std-math.Sqrt(1.0/144)) > 0.05*math.Sqrt(1.0/144) {
+		t.Errorf("LecunNormal std %v", std)
+	}
+	if _, _, maxAbs := stats(draw(layers.LecunUniform(), s)); maxAbs > math.Sqrt(3.0/144) || maxAbs < 0.98*math.Sqrt(3.0/144) {
+		t.Errorf("LecunUniform |w| up to %v", maxAbs)
+	}
+	if _, _, maxAbs := stats(draw(mustVS(t, 1.0/3, "fan_in", "uniform"), s)); maxAbs > 1.0/12 || maxAbs < 0.98/12 {
+		t.Errorf("torch-style |w| up to %v, want 1/sqrt(144)", maxAbs)
+	}
+	for _, bad := range [][3]any{{0.0, "fan_in", "uniform"}, {1.0, "fan_sum", "uniform"}, {1.0, "fan_in", "cauchy"}} {
+		if _, err := layers.VarianceScaling(bad[0].(float64), bad[1].(string), bad[2].(string)); err == nil {
+			t.Errorf("VarianceScaling%v: no error", bad)
+		}
+	}
+	v := draw(layers.TruncatedNormal(1, 0.5), ops.Shape{200, 100})
+	mean, _, _ := stats(v)
+	if math.Abs(mean-1) > 0.02 {
+		t.Errorf("TruncatedNormal(1, 0.5) mean %v", mean)
+	}
+	for _, x := range v {
+		if x < 0 || x > 2 {
+			t.Fatalf("TruncatedNormal(1, 0.5) drew %v, beyond two standard deviations", x)
+		}
+	}
+	got := fmt.Sprint(layers.NewDense(1, layers.WithKernelInitializer(mustVS(t, 2, "fan_out", "uniform"))).GetConfig()["kernel_initializer"])
+	if want := "map[class_name:VarianceScaling config:map[distribution:uniform mode:fan_out scale:2 seed:<nil>]]"; got != want {
+		t.Errorf("config %s, want %s", got, want)
 	}
 }
