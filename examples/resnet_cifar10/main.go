@@ -36,8 +36,13 @@ func main() {
 	verbose := flag.Int("verbose", keras.VerboseAuto, "Fit verbosity: 0 auto, -1 silent, 1 bar, 2 one line per epoch")
 	summary := flag.Bool("summary", true, "print the model summary")
 	shuffleBuffer := flag.Int("shuffle-buffer", 0, "shuffle buffer in examples (0: the whole training set, as Keras' fit on arrays)")
+	initName := flag.String("init", "keras", "weight initialisation: keras (the tutorial: Keras' defaults) or torch (PyTorch's defaults, as the PyTorch reference)")
 	flag.Parse()
-	if _, err := run(*replicas, *epochs, *batchSize, *limit, *testLimit, *seed, *dataDir, *verbose, *summary, *shuffleBuffer); err != nil {
+	init, ok := map[string]models.Init{"keras": models.KerasInit, "torch": models.TorchInit}[*initName]
+	if !ok {
+		log.Fatalf("-init %q: want keras or torch", *initName)
+	}
+	if _, err := run(*replicas, *epochs, *batchSize, *limit, *testLimit, *seed, *dataDir, *verbose, *summary, *shuffleBuffer, init); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -60,7 +65,7 @@ func prepare(p datasets.Pair, limit int) (*tensor.Dense, *tensor.Dense, error) {
 	return x, y, nil
 }
 
-func run(replicas, epochs, batchSize, limit, testLimit int, seed int64, dataDir string, verbose int, summary bool, shuffleBuffer int) (*keras.History, error) {
+func run(replicas, epochs, batchSize, limit, testLimit int, seed int64, dataDir string, verbose int, summary bool, shuffleBuffer int, init models.Init) (*keras.History, error) {
 	layers.SetRandomSeed(uint64(seed))
 	var opts []datasets.LoadOption
 	if dataDir != "" {
@@ -108,7 +113,7 @@ func run(replicas, epochs, batchSize, limit, testLimit int, seed int64, dataDir 
 	testDataset := testDS.Batch(globalBatch, false).Prefetch(2)
 
 	exit := strategy.Scope()
-	resnetModel, err := models.ResNetSeed()
+	resnetModel, err := models.ResNetSeedWith(init)
 	if err == nil {
 		err = resnetModel.Compile(keras.CompileConfig{
 			Optimizer: optimizers.NewAdam(),

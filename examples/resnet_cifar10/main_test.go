@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gokeras/gokeras/examples/internal/models"
 	"github.com/gokeras/gokeras/keras"
 )
 
@@ -46,7 +47,7 @@ func TestShortRunTwoReplicas(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeCIFAR(t, dir, 16)
-	hist, err := run(2, 3, 8, 0, 0, 1, dir, keras.VerboseSilent, false, 0)
+	hist, err := run(2, 3, 8, 0, 0, 1, dir, keras.VerboseSilent, false, 0, models.KerasInit)
 	if err != nil {
 		t.Fatal(err)
 	}
