@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gokeras/gokeras/internal/vec"
 )
 
 // The convolutions of one ResNet-seed training step at batch 64, split
@@ -146,5 +148,17 @@ func BenchmarkTranspose(b *testing.B) {
 	b.SetBytes(int64(8 * r * c))
 	for b.Loop() {
 		transpose(dst, src, r, c)
+	}
+}
+
+// BenchmarkAvgPoolWindows: a 2x2 average pool over a 64x16x16x64 batch,
+// the forward scan of AvgPool2D (the gradient's is the same walk).
+func BenchmarkAvgPoolWindows(b *testing.B) {
+	g := newGeom("bench", Shape{64, 16, 16, 64}, 2, 2, [2]int{2, 2}, [2]int{1, 1}, "valid")
+	x := make([]float32, 64*16*16*64)
+	o := make([]float32, 64*8*8*64)
+	for b.Loop() {
+		clear(o)
+		avgPoolWindows(g, func(ob, ib int, inv float32) { vec.Axpy(o[ob:ob+g.c], x[ib:ib+g.c], inv) })
 	}
 }

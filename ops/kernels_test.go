@@ -198,3 +198,76 @@ func TestUnaryKernels(t *testing.T) {
 		})
 	}
 }
+
+// TestAvgPoolLarge checks AvgPool2D and its gradient on a batch large
+// enough to be split over the cores, with channel counts off the vector
+// width, against a naive per-element reference.
+func TestAvgPoolLarge(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		shape   ops.Shape
+		attrs   ops.Pool2DAttrs
+		oh, ow  int
+		pt, pl_ int
+	}{
+		{ops.Shape{8, 16, 16, 67}, ops.Pool2DAttrs{Pool: [2]int{2, 2}, Strides: [2]int{2, 2}, Padding: "valid"}, 8, 8, 0, 0},
+		{ops.Shape{6, 15, 13, 33}, ops.Pool2DAttrs{Pool: [2]int{3, 3}, Strides: [2]int{2, 2}, Padding: "same"}, 8, 7, 1, 1},
+	} {
+		n, h, w, ch := c.shape[0], c.shape[1], c.shape[2], c.shape[3]
+		x := randVals(r, c.shape.Size())
+		dy := randVals(r, n*c.oh*c.ow*ch)
+		got := runOne(t, func(_ *ops.Trace, xs []ops.Tensor) ops.Tensor { return ops.AvgPool2D(xs[0], c.attrs) }, []ops.Shape{c.shape}, [][]float32{x})
+		// dx through the symbolic gradient of sum(AvgPool2D(x) * dy).
+		tr := ops.NewTrace(true, 0, 1)
+		xv := ops.NewVariable("x", c.shape, x, true)
+		loss := ops.Sum(ops.Mul(ops.AvgPool2D(tr.Read(xv), c.attrs), tr.Constant(ops.Shape{n, c.oh, c.ow, ch}, dy)), false)
+		grads, err := ops.Gradients(loss, []*ops.Variable{xv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := engine.Compile(tr, grads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, err := p.Run(engine.Single{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotDx := outs[0].Data
+		want := make([]float64, len(got))
+		wantDx := make([]float64, len(x))
+		for b := 0; b < n; b++ {
+			for oy := 0; oy < c.oh; oy++ {
+				for ox := 0; ox < c.ow; ox++ {
+					var cells [][2]int
+					for ky := 0; ky < c.attrs.Pool[0]; ky++ {
+						for kx := 0; kx < c.attrs.Pool[1]; kx++ {
+							iy, ix := oy*c.attrs.Strides[0]-c.pt+ky, ox*c.attrs.Strides[1]-c.pl_+kx
+							if iy >= 0 && iy < h && ix >= 0 && ix < w {
+								cells = append(cells, [2]int{iy, ix})
+							}
+						}
+					}
+					for k := 0; k < ch; k++ {
+						oi := ((b*c.oh+oy)*c.ow+ox)*ch + k
+						for _, cell := range cells {
+							ii := ((b*h+cell[0])*w+cell[1])*ch + k
+							want[oi] += float64(x[ii]) / float64(len(cells))
+							wantDx[ii] += float64(dy[oi]) / float64(len(cells))
+						}
+					}
+				}
+			}
+		}
+		for i := range want {
+			if math.Abs(float64(got[i])-want[i]) > 1e-5 {
+				t.Fatalf("%v: y[%d] = %v, want %v", c.shape, i, got[i], want[i])
+			}
+		}
+		for i := range wantDx {
+			if math.Abs(float64(gotDx[i])-wantDx[i]) > 1e-5 {
+				t.Fatalf("%v: dx[%d] = %v, want %v", c.shape, i, gotDx[i], wantDx[i])
+			}
+		}
+	}
+}

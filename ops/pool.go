@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gokeras/gokeras/internal/par"
 	"github.com/gokeras/gokeras/internal/vec"
 )
 
@@ -181,14 +182,14 @@ func AvgPool2D(x Tensor, attrs Pool2DAttrs) Tensor {
 		name: "AvgPool2D", out: Shape{g.n, g.oh, g.ow, g.c}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
 			clear(o)
-			avgPoolScan(g, func(oi, ii int, inv float32) { o[oi] += in[0][ii] * inv })
+			avgPoolWindows(g, func(ob, ib int, inv float32) { vec.Axpy(o[ob:ob+g.c], in[0][ib:ib+g.c], inv) })
 		},
 		grad: func(_ []Tensor, _, dy Tensor) []Tensor {
 			return []Tensor{tr.apply(&Op{
 				name: "AvgPool2DGrad", out: xs.Clone(), attrs: fmt.Sprintf("%+v%v", attrs, xs),
 				fwd: func(o []float32, in [][]float32) {
 					clear(o)
-					avgPoolScan(g, func(oi, ii int, inv float32) { o[ii] += in[0][oi] * inv })
+					avgPoolWindows(g, func(ob, ib int, inv float32) { vec.Axpy(o[ib:ib+g.c], in[0][ob:ob+g.c], inv) })
 				},
 				wrt: []bool{false},
 			}, dy)}
@@ -196,25 +197,27 @@ func AvgPool2D(x Tensor, attrs Pool2DAttrs) Tensor {
 	}, x)
 }
 
-// avgPoolScan calls f(outputIndex, inputIndex, 1/count) for every
-// (output, input) pair of every window, serially.
-func avgPoolScan(g convGeom, f func(oi, ii int, inv float32)) {
-	for b := 0; b < g.n; b++ {
-		for oy := 0; oy < g.oh; oy++ {
-			y0, y1 := max(oy*g.sh-g.pt, 0), min(oy*g.sh-g.pt+g.kh, g.h)
-			for ox := 0; ox < g.ow; ox++ {
-				x0, x1 := max(ox*g.sw-g.pl, 0), min(ox*g.sw-g.pl+g.kw, g.w)
-				inv := 1 / float32((y1-y0)*(x1-x0))
-				base := ((b*g.oh+oy)*g.ow + ox) * g.c
-				for iy := y0; iy < y1; iy++ {
-					for ix := x0; ix < x1; ix++ {
-						off := ((b*g.h+iy)*g.w + ix) * g.c
-						for c := 0; c < g.c; c++ {
-							f(base+c, off+c, inv)
+// avgPoolWindows calls f(outputBase, inputBase, 1/count) for every
+// (output pixel, input pixel) pair of every window; f handles the g.c
+// channels at both offsets with one vector operation. Images are split
+// over the cores: each writes only its own output (forward) or input
+// (gradient) rows, so the calls of different images never overlap.
+func avgPoolWindows(g convGeom, f func(ob, ib int, inv float32)) {
+	par.Rows(g.n, g.h*g.w*g.c, func(b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			for oy := 0; oy < g.oh; oy++ {
+				y0, y1 := max(oy*g.sh-g.pt, 0), min(oy*g.sh-g.pt+g.kh, g.h)
+				for ox := 0; ox < g.ow; ox++ {
+					x0, x1 := max(ox*g.sw-g.pl, 0), min(ox*g.sw-g.pl+g.kw, g.w)
+					inv := 1 / float32((y1-y0)*(x1-x0))
+					ob := ((b*g.oh+oy)*g.ow + ox) * g.c
+					for iy := y0; iy < y1; iy++ {
+						for ix := x0; ix < x1; ix++ {
+							f(ob, ((b*g.h+iy)*g.w+ix)*g.c, inv)
 						}
 					}
 				}
 			}
 		}
-	}
+	})
 }
