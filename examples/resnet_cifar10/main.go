@@ -7,6 +7,11 @@
 //
 // CIFAR-10 comes from -data DIR, the Keras cache or the shared copy in
 // the official binary layout; see datasets.LoadCIFAR10.
+//
+// The model is initialised as Keras initialises it (glorot_uniform
+// kernels, zero biases). -init torch uses PyTorch's defaults instead, the
+// initialisation of the PyTorch reference, for side-by-side comparisons;
+// docs/accuracy.md shows what each reaches.
 package main
 
 import (
