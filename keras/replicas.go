@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -18,10 +19,16 @@ type (
 // graph, program and buffers (gorgonia graphs are not thread-safe).
 type replicaFunctions []*engine.Function
 
+//
+// The random streams of the steps (dropout masks, augmentation) start from
+// a seed drawn from the global random state, so layers.SetRandomSeed
+// governs them as keras.utils.set_random_seed does; each replica's stream
+// differs, as each replica sees different examples.
 func newReplicaFunctions(n int, name string, training bool, fn engine.StepFunc) replicaFunctions {
 	fs := make(replicaFunctions, n)
+	base := layers.DrawSeed()
 	for r := range fs {
-		fs[r] = &engine.Function{Name: name, Training: training, Replica: r, Replicas: n, Seed: uint64(r) + 1, Fn: fn}
+		fs[r] = &engine.Function{Name: name, Training: training, Replica: r, Replicas: n, Seed: base + uint64(r), Fn: fn}
 	}
 	return fs
 }

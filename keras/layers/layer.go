@@ -201,13 +201,19 @@ func ClearSession() {
 	namesMu.Unlock()
 }
 
-// SetRandomSeed seeds weight initialisation and dropout of layers created
-// afterwards, as keras.utils.set_random_seed.
+// SetRandomSeed seeds the global random state, as
+// keras.utils.set_random_seed: the weight initialisation of layers created
+// afterwards, and the random streams (dropout masks, augmentation) of
+// training steps traced afterwards.
 func SetRandomSeed(seed uint64) {
 	seedMu.Lock()
 	seedRng = rand.New(rand.NewPCG(seed, 0))
 	seedMu.Unlock()
 }
+
+// DrawSeed draws a seed from the global random state that SetRandomSeed
+// sets. Models seed their step functions' random streams with it.
+func DrawSeed() uint64 { return nextSeed() }
 
 func nextSeed() uint64 {
 	seedMu.Lock()
