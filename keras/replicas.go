@@ -19,8 +19,9 @@ type (
 // graph, program and buffers (gorgonia graphs are not thread-safe).
 type replicaFunctions []*engine.Function
 
-// The random streams of the steps (dropout masks, augmentation) start from
-// a seed drawn from the global random state, so layers.SetRandomSeed
+// newReplicaFunctions makes the n replicas' step functions. The random
+// streams of the steps (dropout masks, augmentation) start from a seed
+// drawn from the global random state, so layers.SetRandomSeed
 // governs them as keras.utils.set_random_seed does; each replica's stream
 // differs, as each replica sees different examples.
 func newReplicaFunctions(n int, name string, training bool, fn engine.StepFunc) replicaFunctions {
