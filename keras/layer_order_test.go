@@ -63,3 +63,25 @@ func TestLayerOrderShallowInput(t *testing.T) {
 		t.Errorf("layers (-want +got):\n%s", diff)
 	}
 }
+
+// TestLayerOrderUnconnectedInputs: inputs no output depends on come at
+// depth 0, before the output layer, in the order of the model's inputs,
+// every time (the order must not follow map iteration).
+func TestLayerOrderUnconnectedInputs(t *testing.T) {
+	for range 20 {
+		layers.ClearSession()
+		a := layers.Input([]int{4}, layers.WithName("a"))
+		u1 := layers.Input([]int{1}, layers.WithName("u1"))
+		u2 := layers.Input([]int{1}, layers.WithName("u2"))
+		u3 := layers.Input([]int{1}, layers.WithName("u3"))
+		out := layers.Apply(layers.NewDense(2, layers.WithName("out")), a)
+		m, err := keras.NewModel([]*layers.KerasTensor{a, u3, u1, u2}, []*layers.KerasTensor{out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"a", "u3", "u1", "u2", "out"}
+		if diff := cmp.Diff(want, layerNames(m)); diff != "" {
+			t.Fatalf("layers (-want +got):\n%s", diff)
+		}
+	}
+}

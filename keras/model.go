@@ -222,11 +222,12 @@ func (m *Model) index() error {
 			nodeDepth[p] = max(nodeDepth[p], d+1)
 		}
 	}
-	// Inputs that no output depends on (their values may feed losses).
-	for _, in := range m.inputs {
+	// Inputs that no output depends on (their values may feed losses) come
+	// first among depth 0, in the order of the model's inputs.
+	for i, in := range m.inputs {
 		l := in.Node().Layer
 		if _, ok := firstSeen[l]; !ok {
-			firstSeen[l], layerDepth[l] = -1, 0
+			firstSeen[l], layerDepth[l] = i-len(m.inputs), 0
 		}
 	}
 	ordered := make([]layers.Layer, 0, len(layerDepth))
