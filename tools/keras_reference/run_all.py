@@ -1,0 +1,85 @@
+"""Runs every vector script of tools/keras_reference in one Python process.
+
+Usage, from the repository root, with the pinned environment:
+
+    python tools/keras_reference/run_all.py [--out DIR] [--only NAME ...]
+
+A vector script is tools/keras_reference/*vectors.py with a main() that
+writes its files by paths relative to the current directory. The runner
+changes into DIR (default: the repository root, which rewrites the
+committed vectors; check.sh passes a scratch folder and then compare.py)
+and, before each script, clears Keras' session (layer names restart at
+"dense", "dense_1", ...) and sets Keras' seed, so that a script writes the
+same files here as when run alone. TensorFlow is imported once, which is
+most of a script's start-up time.
+"""
+
+import argparse
+import glob
+import importlib.util
+import os
+import sys
+import time
+import traceback
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")  # reproducible sums
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SEED = 20261124
+
+
+def scripts(only):
+    found = sorted(glob.glob(os.path.join(HERE, "*vectors.py")))
+    if only:
+        names = {os.path.basename(p) for p in found}
+        missing = [o for o in only if o not in names]
+        if missing:
+            sys.exit(f"run_all.py: no script {missing} in {HERE} (have {sorted(names)})")
+        found = [p for p in found if os.path.basename(p) in only]
+    return found
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=ROOT, help="folder the scripts write into (default: the repository root)")
+    ap.add_argument("--only", nargs="*", default=[], help="script file names to run (default: all)")
+    args = ap.parse_args()
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    t0 = time.time()
+    import keras  # noqa: F401  (imports TensorFlow once for all scripts)
+    print(f"run_all.py: imported Keras {keras.__version__} in {time.time() - t0:.1f}s", flush=True)
+    sys.path.insert(0, HERE)
+    failed = []
+    for path in scripts(args.only):
+        name = os.path.basename(path)
+        keras.backend.clear_session()
+        keras.utils.set_random_seed(SEED)
+        spec = importlib.util.spec_from_file_location("kr_" + name[:-3], path)
+        mod = importlib.util.module_from_spec(spec)
+        t = time.time()
+        cwd = os.getcwd()
+        os.chdir(out)
+        try:
+            spec.loader.exec_module(mod)
+            if not hasattr(mod, "main"):
+                raise RuntimeError(f"{name} has no main()")
+            mod.main()
+        except Exception:  # the others still run; the exit status fails
+            traceback.print_exc()
+            failed.append(name)
+            print(f"run_all.py: {name} FAILED", flush=True)
+            continue
+        finally:
+            os.chdir(cwd)
+        print(f"run_all.py: {name} in {time.time() - t:.1f}s", flush=True)
+    print(f"run_all.py: all in {time.time() - t0:.1f}s", flush=True)
+    if failed:
+        sys.exit(f"run_all.py: {len(failed)} script(s) failed: {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()
