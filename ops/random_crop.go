@@ -12,6 +12,19 @@ type randomCropAttrs struct {
 // the training-time op of RandomCrop layers (a center crop is a [Slice]).
 // The gradient puts dy back at the offsets, zeros elsewhere.
 func RandomCrop(x Tensor, height, width int) Tensor {
+	return randomCrop(x, height, width, nil)
+}
+
+// SeededRandomCrop is [RandomCrop] drawing from gen's state, which advances by one
+// after each replay (see [SeededDropout]).
+func SeededRandomCrop(x Tensor, height, width int, gen *SeedGenerator) Tensor {
+	if gen == nil {
+		fail("RandomCrop", "nil seed generator")
+	}
+	return randomCrop(x, height, width, gen)
+}
+
+func randomCrop(x Tensor, height, width int, gen *SeedGenerator) Tensor {
 	tr := sameTrace("RandomCrop", x)
 	n, h, w, c := imageShape("RandomCrop", x)
 	if height < 1 || width < 1 || height > h || width > w {
@@ -21,6 +34,7 @@ func RandomCrop(x Tensor, height, width int) Tensor {
 		return x
 	}
 	return pixelMap{
+		gen:  gen,
 		name: "RandomCrop", attrs: randomCropAttrs{height, width, tr.uniqueName("randomcrop")},
 		n: n, ih: h, iw: w, oh: height, ow: width, c: c,
 		draw: func(r *rand.Rand, from []int32) {

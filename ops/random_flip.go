@@ -50,10 +50,22 @@ type pixelMap struct {
 	c      int // channels
 	fill   float32
 	draw   func(r *rand.Rand, from []int32)
+	gen    *SeedGenerator // if set, draws come from its state, not the trace's stream
 }
 
 func (pm pixelMap) apply(tr *Trace, x Tensor) Tensor {
-	rr := newReplayRand(tr)
+	inputs := []Tensor{x}
+	var next func(in [][]float32) *rand.Rand
+	if pm.gen == nil {
+		rr := newReplayRand(tr)
+		next = func([][]float32) *rand.Rand { return rr.next() }
+	} else {
+		d := pm.gen.draw(tr)
+		inputs = append(inputs, d.state)
+		next = func(in [][]float32) *rand.Rand { return d.next(in[1]) }
+	}
+	wrt := make([]bool, len(inputs))
+	wrt[0] = true
 	from := make([]int32, pm.n*pm.oh*pm.ow)
 	per := pm.oh * pm.ow // output pixels per image
 	c := pm.c
@@ -61,7 +73,7 @@ func (pm pixelMap) apply(tr *Trace, x Tensor) Tensor {
 	return tr.apply(&Op{
 		name: pm.name, out: Shape{pm.n, pm.oh, pm.ow, c}, attrs: pm.attrs,
 		fwd: func(o []float32, in [][]float32) {
-			pm.draw(rr.next(), from)
+			pm.draw(next(in), from)
 			src := in[0]
 			parallelFor(pm.n, func(lo, hi int) {
 				for p := lo * per; p < hi*per; p++ {
@@ -78,9 +90,11 @@ func (pm pixelMap) apply(tr *Trace, x Tensor) Tensor {
 		},
 		// The gradient reads the draw of the forward pass: it takes the
 		// forward output y as an input so that it runs after it.
+		wrt: wrt,
 		grad: func(_ []Tensor, y, dy Tensor) []Tensor {
 			img := pm.ih * pm.iw * c
-			return []Tensor{tr.apply(&Op{
+			g := make([]Tensor, len(inputs))
+			g[0] = tr.apply(&Op{
 				name: pm.name + "Grad", out: xs.Clone(), attrs: fmt.Sprintf("%+v %s", pm.attrs, tr.uniqueName("grad")),
 				fwd: func(o []float32, in [][]float32) {
 					g := in[1]
@@ -97,9 +111,10 @@ func (pm pixelMap) apply(tr *Trace, x Tensor) Tensor {
 					})
 				},
 				wrt: []bool{false, false},
-			}, y, dy)}
+			}, y, dy)
+			return g
 		},
-	}, x)
+	}, inputs...)
 }
 
 func imageShape(op string, x Tensor) (n, h, w, c int) {
@@ -121,12 +136,26 @@ type randomFlipAttrs struct {
 // It is the training-time op of RandomFlip layers; the gradient flips dy
 // back the same way.
 func RandomFlip(x Tensor, horizontal, vertical bool) Tensor {
+	return randomFlip(x, horizontal, vertical, nil)
+}
+
+// SeededRandomFlip is [RandomFlip] drawing from gen's state, which advances by one
+// after each replay (see [SeededDropout]).
+func SeededRandomFlip(x Tensor, horizontal, vertical bool, gen *SeedGenerator) Tensor {
+	if gen == nil {
+		fail("RandomFlip", "nil seed generator")
+	}
+	return randomFlip(x, horizontal, vertical, gen)
+}
+
+func randomFlip(x Tensor, horizontal, vertical bool, gen *SeedGenerator) Tensor {
 	tr := sameTrace("RandomFlip", x)
 	n, h, w, c := imageShape("RandomFlip", x)
 	if !horizontal && !vertical {
 		fail("RandomFlip", "flips neither horizontally nor vertically")
 	}
 	return pixelMap{
+		gen:  gen,
 		name: "RandomFlip", attrs: randomFlipAttrs{horizontal, vertical, tr.uniqueName("randomflip")},
 		n: n, ih: h, iw: w, oh: h, ow: w, c: c,
 		draw: func(r *rand.Rand, from []int32) {

@@ -50,6 +50,19 @@ func fillIndex(mode string, i, n int) int {
 // "constant" (fillValue). It is the training-time op of RandomTranslation
 // layers; the gradient adds dy back into the pixels each output came from.
 func RandomTranslation(x Tensor, maxShift [2]int, fillMode string, fillValue float32) Tensor {
+	return randomTranslation(x, maxShift, fillMode, fillValue, nil)
+}
+
+// SeededRandomTranslation is [RandomTranslation] drawing from gen's state, which advances by one
+// after each replay (see [SeededDropout]).
+func SeededRandomTranslation(x Tensor, maxShift [2]int, fillMode string, fillValue float32, gen *SeedGenerator) Tensor {
+	if gen == nil {
+		fail("RandomTranslation", "nil seed generator")
+	}
+	return randomTranslation(x, maxShift, fillMode, fillValue, gen)
+}
+
+func randomTranslation(x Tensor, maxShift [2]int, fillMode string, fillValue float32, gen *SeedGenerator) Tensor {
 	tr := sameTrace("RandomTranslation", x)
 	n, h, w, c := imageShape("RandomTranslation", x)
 	switch fillMode {
@@ -64,6 +77,7 @@ func RandomTranslation(x Tensor, maxShift [2]int, fillMode string, fillValue flo
 		return x
 	}
 	return pixelMap{
+		gen:   gen,
 		name:  "RandomTranslation",
 		attrs: randomTranslationAttrs{maxShift, fillMode, fillValue, tr.uniqueName("randomtranslation")},
 		n:     n, ih: h, iw: w, oh: h, ow: w, c: c, fill: fillValue,

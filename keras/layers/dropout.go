@@ -10,13 +10,17 @@ import (
 // probability rate and scale the rest by 1/(1-rate); in inference, identity.
 type Dropout struct {
 	Base
+	seedGen
 	rate float64
 }
 
-// NewDropout makes a Dropout layer. Options: WithSeed, WithName.
+// NewDropout makes a Dropout layer. Options: WithSeed, WithName. Masks
+// come from the layer's seed generator (see [Seeded]), whose state
+// checkpoints save.
 func NewDropout(rate float64, opts ...Option) *Dropout {
 	l := &Dropout{rate: rate}
 	l.init("Dropout", []string{"seed"}, opts)
+	l.initSeed(&l.Base)
 	if (rate < 0 || rate >= 1) && l.err == nil {
 		l.err = fmt.Errorf("layers: Dropout %q: rate must be in [0, 1), got %v", l.name, rate)
 	}
@@ -24,14 +28,20 @@ func NewDropout(rate float64, opts ...Option) *Dropout {
 }
 
 // Build implements Layer.
-func (l *Dropout) Build([]ops.Shape) error { l.built = true; return nil }
+func (l *Dropout) Build([]ops.Shape) error {
+	if l.rate > 0 {
+		l.generator(l.name)
+	}
+	l.built = true
+	return nil
+}
 
 // Call implements Layer.
 func (l *Dropout) Call(in []ops.Tensor, training bool) ops.Tensor {
 	if !training || l.rate == 0 {
 		return in[0]
 	}
-	return ops.Dropout(in[0], float32(l.rate))
+	return ops.SeededDropout(in[0], float32(l.rate), l.generator(l.name))
 }
 
 // GetConfig implements Layer.

@@ -13,15 +13,17 @@ import (
 // one is an error (gokeras does not resize).
 type RandomCrop struct {
 	Base
+	seedGen
 	height, width int
 }
 
 // NewRandomCrop makes a RandomCrop layer cropping to height x width.
-// Options: WithSeed (recorded in the config; draws come from the step's
-// random stream), WithName, WithInputShape.
+// Options: WithSeed (of the layer's seed generator, whose state
+// checkpoints save: see [Seeded]), WithName, WithInputShape.
 func NewRandomCrop(height, width int, opts ...Option) *RandomCrop {
 	l := &RandomCrop{height: height, width: width}
 	l.init("RandomCrop", []string{"seed"}, opts)
+	l.initSeed(&l.Base)
 	if (height <= 0 || width <= 0) && l.err == nil {
 		l.err = fmt.Errorf("layers: RandomCrop %q: height %d and width %d must be positive", l.name, height, width)
 	}
@@ -37,6 +39,7 @@ func (l *RandomCrop) Build(in []ops.Shape) error {
 	if (s[0] > 0 && s[0] < l.height) || (s[1] > 0 && s[1] < l.width) {
 		return fmt.Errorf("images of %dx%d are smaller than the %dx%d crop", s[0], s[1], l.height, l.width)
 	}
+	l.generator(l.name)
 	l.built = true
 	return nil
 }
@@ -52,7 +55,7 @@ func (l *RandomCrop) Call(in []ops.Tensor, training bool) ops.Tensor {
 		case h == l.height && w == l.width:
 			return x
 		case training:
-			return ops.RandomCrop(x, l.height, l.width)
+			return ops.SeededRandomCrop(x, l.height, l.width, l.generator(l.name))
 		}
 		return ops.Slice(x, []int{0, (h - l.height) / 2, (w - l.width) / 2, 0}, []int{-1, l.height, l.width, -1})
 	})

@@ -41,19 +41,21 @@ func seedConfig(c *config) any {
 // identity.
 type RandomFlip struct {
 	Base
+	seedGen
 	mode string
 }
 
 // NewRandomFlip makes a RandomFlip layer; mode is "horizontal",
 // "vertical" or "horizontal_and_vertical" ("" means the last, Keras'
-// default). Options: WithSeed (recorded in the config; draws come from the
-// step's random stream, as Dropout's), WithName, WithInputShape.
+// default). Options: WithSeed (of the layer's seed generator, whose
+// state checkpoints save: see [Seeded]), WithName, WithInputShape.
 func NewRandomFlip(mode string, opts ...Option) *RandomFlip {
 	if mode == "" {
 		mode = "horizontal_and_vertical"
 	}
 	l := &RandomFlip{mode: mode}
 	l.init("RandomFlip", []string{"seed"}, opts)
+	l.initSeed(&l.Base)
 	switch mode {
 	case "horizontal", "vertical", "horizontal_and_vertical":
 	default:
@@ -69,6 +71,7 @@ func (l *RandomFlip) Build(in []ops.Shape) error {
 	if err := buildImage(in); err != nil {
 		return err
 	}
+	l.generator(l.name)
 	l.built = true
 	return nil
 }
@@ -79,7 +82,7 @@ func (l *RandomFlip) Call(in []ops.Tensor, training bool) ops.Tensor {
 		if !training {
 			return x
 		}
-		return ops.RandomFlip(x, l.mode != "vertical", l.mode != "horizontal")
+		return ops.SeededRandomFlip(x, l.mode != "vertical", l.mode != "horizontal", l.generator(l.name))
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 // identity. (Keras draws real shifts and interpolates bilinearly.)
 type RandomTranslation struct {
 	Base
+	seedGen
 	heightFactor, widthFactor float64
 	fillMode                  string
 	fillValue                 float64
@@ -23,12 +24,13 @@ type RandomTranslation struct {
 // NewRandomTranslation makes a RandomTranslation layer; the factors are
 // fractions of the height and width, in [0, 1]. Options: WithFillMode
 // ("reflect", Keras' default, "constant", "wrap", "nearest"),
-// WithFillValue (for "constant"; default 0), WithSeed (recorded in the
-// config; draws come from the step's random stream), WithName,
+// WithFillValue (for "constant"; default 0), WithSeed (of the layer's
+// seed generator, whose state checkpoints save: see [Seeded]), WithName,
 // WithInputShape.
 func NewRandomTranslation(heightFactor, widthFactor float64, opts ...Option) *RandomTranslation {
 	l := &RandomTranslation{heightFactor: heightFactor, widthFactor: widthFactor, fillMode: "reflect"}
 	l.init("RandomTranslation", []string{"fill_mode", "fill_value", "seed"}, opts)
+	l.initSeed(&l.Base)
 	if l.cfg.set["fill_mode"] {
 		l.fillMode = l.cfg.more.fillMode
 	}
@@ -51,6 +53,7 @@ func (l *RandomTranslation) Build(in []ops.Shape) error {
 	if err := buildImage(in); err != nil {
 		return err
 	}
+	l.generator(l.name)
 	l.built = true
 	return nil
 }
@@ -66,7 +69,7 @@ func (l *RandomTranslation) Call(in []ops.Tensor, training bool) ops.Tensor {
 		}
 		s := x.Shape()
 		shift := [2]int{maxShift(l.heightFactor, s[1]), maxShift(l.widthFactor, s[2])}
-		return ops.RandomTranslation(x, shift, l.fillMode, float32(l.fillValue))
+		return ops.SeededRandomTranslation(x, shift, l.fillMode, float32(l.fillValue), l.generator(l.name))
 	})
 }
 
