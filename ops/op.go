@@ -188,6 +188,7 @@ func (o *Op) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (ret go
 
 // apply adds op o applied to inputs to the trace.
 func (tr *Trace) apply(o *Op, inputs ...Tensor) Tensor {
+	inputs = tr.adoptAll(inputs) // eager tensors of other traces become constants (eager.go)
 	o.tr = tr
 	o.ins = make([]Shape, len(inputs))
 	nodes := make([]*gorgonia.Node, len(inputs))
@@ -204,6 +205,9 @@ func (tr *Trace) apply(o *Op, inputs ...Tensor) Tensor {
 	n, err := gorgonia.ApplyOp(o, nodes...)
 	if err != nil {
 		fail(o.name, "%v", err)
+	}
+	if tr.eager != nil {
+		tr.computeEager(o, n)
 	}
 	return tr.wrap(n)
 }

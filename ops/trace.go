@@ -53,6 +53,7 @@ type Trace struct {
 	attrs    map[any]any
 	replicas int
 	rc       ReplicaContext // of the replay in progress, for collective ops
+	eager    *eagerState    // non-nil: ops run as they are added (eager.go)
 }
 
 // CustomReplicaStep is the trace attribute key marking a user's replica
@@ -132,6 +133,9 @@ func (tr *Trace) Inputs() []Tensor { return tr.inputs }
 // Read returns the tensor for variable v in this trace. The executor binds
 // the copy of the replica it runs for (its ReplicaContext's id).
 func (tr *Trace) Read(v *Variable) Tensor {
+	if tr.eager != nil {
+		return tr.readEager(v)
+	}
 	if n, ok := tr.vars[v]; ok {
 		return tr.wrap(n)
 	}
@@ -149,6 +153,10 @@ func (tr *Trace) VariableNode(v *Variable) *gorgonia.Node { return tr.vars[v] }
 
 // AddHook registers work to run after each replay.
 func (tr *Trace) AddHook(h Hook) {
+	if tr.eager != nil {
+		tr.runEagerHook(h) // eager: the hook runs now
+		return
+	}
 	for _, in := range h.Inputs {
 		if in.tr != tr {
 			fail("AddHook", "%s: input %v is from another trace", h.Name, in)
@@ -193,7 +201,10 @@ func sameTrace(op string, ts ...Tensor) *Trace {
 		if tr == nil {
 			tr = t.tr
 		} else if t.tr != tr {
-			fail(op, "inputs from different traces")
+			var ok bool
+			if tr, ok = pickTrace(tr, t.tr); !ok { // eager tensors combine (eager.go)
+				fail(op, "inputs from different traces")
+			}
 		}
 	}
 	return tr

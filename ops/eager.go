@@ -1,0 +1,326 @@
+package ops
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Eager execution.
+//
+// An eager trace is a [Trace] whose ops run as they are added: apply runs
+// the op's forward kernel (the same CPU kernel a compiled program runs for
+// that node) on its inputs' values at once and keeps the result, so every
+// [Tensor] of an eager trace has a concrete value ([Tensor.Float32s]). The
+// trace still records the graph, so a gradient tape is the trace itself:
+// [Gradients] differentiates it symbolically, and the gradient ops run
+// eagerly too as gorgonia adds them. Hooks (optimizer updates, metric
+// updates) run when they are added, on the values of their inputs.
+//
+// Tensors of two eager traces combine: the trace that records (the newest
+// active tape, see [StartRecording]) or else the newest one wins, and a
+// tensor of the other is copied in as a constant, as values computed
+// outside a tf.GradientTape are constants for it. An eager tensor used in
+// a symbolic trace (a traced function) is a constant of that trace.
+
+var eagerSeq atomic.Uint64
+
+// eagerState is what an eager trace keeps besides the graph.
+type eagerState struct {
+	seq      uint64
+	vals     map[*gorgonia.Node][]float32
+	imported map[*gorgonia.Node]*gorgonia.Node // a node of another trace -> its constant here
+}
+
+// NewEagerTrace starts an eager trace reading replica 0's copies of
+// variables. training selects the layers' training behaviour for code that
+// asks the trace; seed seeds its random ops (dropout masks).
+func NewEagerTrace(training bool, seed uint64) *Trace {
+	tr := NewTrace(training, 0, seed)
+	tr.eager = &eagerState{seq: eagerSeq.Add(1), vals: map[*gorgonia.Node][]float32{}, imported: map[*gorgonia.Node]*gorgonia.Node{}}
+	return tr
+}
+
+// Eager reports whether ops of tr run as they are added.
+func (tr *Trace) Eager() bool { return tr != nil && tr.eager != nil }
+
+// IsEager reports whether t has a concrete value (it belongs to an eager trace).
+func (t Tensor) IsEager() bool { return t.n != nil && t.tr.eager != nil }
+
+// recording is the stack of traces that gradient tapes record into.
+var recording struct {
+	sync.Mutex
+	stack []*Trace
+}
+
+// StartRecording starts an eager trace that receives the eager ops made
+// from plain data ([ConvertToTensor], [FromValue], [Ones], [Zeros], a
+// model called on arrays) until stop is called: what a
+// tf.GradientTape block records. Recordings nest; the newest one receives.
+// Go has no goroutine identity, so a recording receives such ops from
+// every goroutine: concurrent training steps belong in traced functions.
+func StartRecording(training bool, seed uint64) (tr *Trace, stop func()) {
+	tr = NewEagerTrace(training, seed)
+	recording.Lock()
+	recording.stack = append(recording.stack, tr)
+	recording.Unlock()
+	var once sync.Once
+	return tr, func() {
+		once.Do(func() {
+			recording.Lock()
+			defer recording.Unlock()
+			if i := slices.Index(recording.stack, tr); i >= 0 {
+				recording.stack = slices.Delete(recording.stack, i, i+1)
+			}
+		})
+	}
+}
+
+// isRecording reports whether tr is a trace a tape records into now.
+func isRecording(tr *Trace) bool {
+	recording.Lock()
+	defer recording.Unlock()
+	return slices.Contains(recording.stack, tr)
+}
+
+// EagerContext returns the trace eager ops from plain data go to: the
+// newest recording, or else a new eager trace (training false).
+func EagerContext() *Trace {
+	recording.Lock()
+	if n := len(recording.stack); n > 0 {
+		tr := recording.stack[n-1]
+		recording.Unlock()
+		return tr
+	}
+	recording.Unlock()
+	return NewEagerTrace(false, eagerSeq.Load())
+}
+
+// pickTrace chooses the trace of an op whose inputs come from a and b
+// (different traces): a symbolic trace over an eager one, a recording
+// over one that is not, else the newer. ok is false when both are
+// symbolic.
+func pickTrace(a, b *Trace) (*Trace, bool) {
+	switch {
+	case a.eager == nil && b.eager == nil:
+		return nil, false
+	case a.eager == nil:
+		return a, true
+	case b.eager == nil:
+		return b, true
+	}
+	ra, rb := isRecording(a), isRecording(b)
+	if ra != rb {
+		if ra {
+			return a, true
+		}
+		return b, true
+	}
+	if a.eager.seq >= b.eager.seq {
+		return a, true
+	}
+	return b, true
+}
+
+// adopt returns t as a tensor of tr: t itself, or a constant holding
+// t's value when t is an eager tensor of another trace.
+func (tr *Trace) adopt(t Tensor) Tensor {
+	if t.n == nil || t.tr == tr {
+		return t
+	}
+	if t.tr.eager == nil {
+		fail("eager", "symbolic tensor %v of a traced function used outside it", t)
+	}
+	if tr.eager != nil {
+		if n, ok := tr.eager.imported[t.n]; ok {
+			return tr.wrap(n)
+		}
+	}
+	c := tr.Constant(t.Shape(), t.tr.valueOf(t.n))
+	if tr.eager != nil {
+		tr.eager.imported[t.n] = c.n
+	}
+	return c
+}
+
+// adoptAll adopts each input; it returns inputs unchanged when all are of tr.
+func (tr *Trace) adoptAll(inputs []Tensor) []Tensor {
+	var out []Tensor
+	for i, t := range inputs {
+		if t.n != nil && t.tr != tr {
+			if out == nil {
+				out = slices.Clone(inputs)
+			}
+			out[i] = tr.adopt(t)
+		}
+	}
+	if out == nil {
+		return inputs
+	}
+	return out
+}
+
+// computeEager runs o's kernel for node n of an eager trace, unless n (a
+// node gorgonia merged with an equal one) has its value already.
+func (tr *Trace) computeEager(o *Op, n *gorgonia.Node) {
+	if _, ok := tr.eager.vals[n]; ok {
+		return
+	}
+	children := Children(tr.g, n)
+	in := make([][]float32, len(children))
+	for i, c := range children {
+		in[i] = tr.valueOf(c)
+	}
+	out := make([]float32, max(o.out.Size(), 1))
+	o.fwd(out[:o.out.Size()], in)
+	tr.eager.vals[n] = out[:o.out.Size()]
+}
+
+// valueOf returns the value of node n of eager trace tr, computing the
+// nodes gorgonia added itself (the sums of gradient terms, the seed 1).
+func (tr *Trace) valueOf(n *gorgonia.Node) []float32 {
+	if tr.eager == nil {
+		fail("eager", "%v is a symbolic tensor of a traced function: it has no value outside a replay", n.Name())
+	}
+	if v, ok := tr.eager.vals[n]; ok {
+		return v
+	}
+	if c := tr.consts[n]; c != nil {
+		return c
+	}
+	switch op := n.Op().(type) {
+	case nil:
+		fail("eager", "node %v has no value", n.Name())
+	case *Op:
+		tr.computeEager(op, n)
+		return tr.eager.vals[n]
+	default:
+		children := Children(tr.g, n)
+		args := make([]gorgonia.Value, len(children))
+		for i, c := range children {
+			v := tr.valueOf(c)
+			if c.IsScalar() {
+				f := gorgonia.F32(v[0])
+				args[i] = &f
+			} else {
+				args[i] = tensor.New(tensor.WithShape(c.Shape()...), tensor.WithBacking(slices.Clone(v)))
+			}
+		}
+		res, err := op.Do(args...)
+		if err != nil {
+			fail("eager", "%v: %v", op, err)
+		}
+		f, err := floats(res)
+		if err != nil {
+			fail("eager", "%v: %v", op, err)
+		}
+		tr.eager.vals[n] = slices.Clone(f)
+	}
+	return tr.eager.vals[n]
+}
+
+// readEager binds variable v in an eager trace to a snapshot of its value
+// now; a read after the variable changed gets a new node with the new
+// value (gradients then flow to the newest read).
+func (tr *Trace) readEager(v *Variable) Tensor {
+	cur := v.Data(tr.replica)
+	if n, ok := tr.vars[v]; ok && slices.Equal(tr.eager.vals[n], cur) {
+		return tr.wrap(n)
+	}
+	n := newInputNode(tr.g, tr.uniqueName("var:"+v.name), v.shape)
+	if _, ok := tr.vars[v]; !ok {
+		tr.varOrder = append(tr.varOrder, v)
+	}
+	tr.vars[v] = n
+	tr.eager.vals[n] = slices.Clone(cur)
+	return tr.wrap(n)
+}
+
+// eagerReplica is the replica context of eager hooks: one replica.
+type eagerReplica struct{ id int }
+
+func (r eagerReplica) ReplicaID() int               { return r.id }
+func (eagerReplica) NumReplicas() int               { return 1 }
+func (eagerReplica) AllReduceSum([][]float32) error { return nil }
+
+// runEagerHook runs h now on its inputs' values. An error panics with an
+// *Error naming the hook, as misuse while building a graph does.
+func (tr *Trace) runEagerHook(h Hook) {
+	vals := make([]Value, len(h.Inputs))
+	for i, in := range h.Inputs {
+		if in.n == nil {
+			fail("AddHook", "%s: none tensor as input %d", h.Name, i)
+		}
+		vals[i] = Value{Shape: in.Shape(), Data: in.tr.valueOf(in.n)}
+	}
+	if err := h.Run(eagerReplica{tr.replica}, vals); err != nil {
+		fail(h.Name, "%v", err)
+	}
+}
+
+// ConvertToTensor returns an eager tensor holding a float32 copy of d
+// (tf.convert_to_tensor), in the trace a gradient tape records, if any.
+// Other dtypes are converted. A nil d panics with an *Error.
+func ConvertToTensor(d *tensor.Dense) Tensor {
+	if d == nil {
+		fail("ConvertToTensor", "nil tensor")
+	}
+	v, err := ValueOf(d)
+	if err != nil {
+		fail("ConvertToTensor", "%v", err)
+	}
+	return FromValue(v)
+}
+
+// FromValue returns an eager tensor holding a copy of v, in the trace a
+// gradient tape records, if any.
+func FromValue(v Value) Tensor {
+	if len(v.Data) < v.Shape.Size() {
+		fail("FromValue", "%d values for shape %v", len(v.Data), v.Shape)
+	}
+	return EagerContext().Constant(v.Shape, v.Data[:v.Shape.Size()])
+}
+
+// mustValue returns t's value or panics with an *Error naming what.
+func (t Tensor) mustValue(what string) []float32 {
+	if t.n == nil {
+		fail(what, "none tensor")
+	}
+	return t.tr.valueOf(t.n)
+}
+
+// Float32s returns a copy of an eager tensor's values in row-major order:
+// Keras' tensor.numpy() flattened. It panics with an *Error for a symbolic
+// tensor, whose value exists only during a replay.
+func (t Tensor) Float32s() []float32 { return slices.Clone(t.mustValue("Float32s")) }
+
+// Float32 returns the value of an eager tensor of one element (float(x) in
+// Python). It panics with an *Error for another size or a symbolic tensor.
+func (t Tensor) Float32() float32 {
+	v := t.mustValue("Float32")
+	if len(v) != 1 {
+		fail("Float32", "tensor of shape %v has %d values, not one", t.Shape(), len(v))
+	}
+	return v[0]
+}
+
+// Numpy returns a copy of an eager tensor's value with its shape: Keras'
+// tensor.numpy(). It panics with an *Error for a symbolic tensor.
+func (t Tensor) Numpy() Value {
+	return Value{Shape: t.Shape().Clone(), Data: t.Float32s()}
+}
+
+// Float32s returns a copy of v's values.
+func (v Value) Float32s() []float32 { return slices.Clone(v.Data[:v.Shape.Size()]) }
+
+// Float32 returns the one value of v, or an error naming its shape.
+func (v Value) Float32() (float32, error) {
+	if v.Shape.Size() != 1 || len(v.Data) < 1 {
+		return 0, fmt.Errorf("ops: Value.Float32: shape %v has %d values, not one", v.Shape, v.Shape.Size())
+	}
+	return v.Data[0], nil
+}

@@ -1,0 +1,203 @@
+package ops_test
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
+)
+
+// eagerAgainstTraced builds f on variables of the given shapes twice, in an
+// eager trace and in a compiled program, and checks the outputs and the
+// gradients of sum(f·R) are bitwise equal: eager ops run the kernels a
+// program runs.
+func eagerAgainstTraced(t *testing.T, name string, shapes []ops.Shape, f func(xs []ops.Tensor) ops.Tensor) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(3, uint64(len(name))))
+	vars := make([]*ops.Variable, len(shapes))
+	for i, s := range shapes {
+		data := make([]float32, s.Size())
+		for j := range data {
+			data[j] = float32(r.NormFloat64())
+		}
+		vars[i] = ops.NewVariable(name, s, data, true)
+	}
+	var weights []float32
+	build := func(tr *ops.Trace) []ops.Tensor {
+		xs := make([]ops.Tensor, len(vars))
+		for i, v := range vars {
+			xs[i] = tr.Read(v)
+		}
+		y := f(xs)
+		if weights == nil {
+			weights = make([]float32, y.Shape().Size())
+			for j := range weights {
+				weights[j] = r.Float32()*2 - 1
+			}
+		}
+		loss := ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), weights)), false)
+		grads, err := ops.Gradients(loss, vars)
+		if err != nil {
+			t.Fatalf("%s: Gradients: %v", name, err)
+		}
+		return append([]ops.Tensor{y, loss}, grads...)
+	}
+	eager := build(ops.NewEagerTrace(true, 1))
+	tr := ops.NewTrace(true, 0, 1)
+	p, err := engine.Compile(tr, build(tr))
+	if err != nil {
+		t.Fatalf("%s: compile: %v", name, err)
+	}
+	want, err := p.Run(engine.Single{}, nil)
+	if err != nil {
+		t.Fatalf("%s: run: %v", name, err)
+	}
+	for i, e := range eager {
+		if !e.IsEager() {
+			t.Fatalf("%s: output %d is not eager", name, i)
+		}
+		got := e.Float32s()
+		if !e.Shape().Equal(want[i].Shape) || !slices.Equal(got, want[i].Data) {
+			t.Errorf("%s: output %d: eager %v (shape %v) != traced %v (shape %v)", name, i, head(got), e.Shape(), head(want[i].Data), want[i].Shape)
+		}
+	}
+}
+
+func head(v []float32) []float32 { return v[:min(len(v), 6)] }
+
+func TestEagerEqualsTraced(t *testing.T) {
+	conv := ops.Conv2DAttrs{Strides: [2]int{1, 1}, Dilations: [2]int{1, 1}, Padding: "same"}
+	eagerAgainstTraced(t, "dense", []ops.Shape{{5, 7}, {7, 4}, {4}}, func(xs []ops.Tensor) ops.Tensor {
+		return ops.Relu(ops.BiasAdd(ops.MatMul(xs[0], xs[1], false, false), xs[2]))
+	})
+	eagerAgainstTraced(t, "cnn", []ops.Shape{{2, 6, 6, 3}, {3, 3, 3, 4}, {4}}, func(xs []ops.Tensor) ops.Tensor {
+		y := ops.Relu(ops.BiasAdd(ops.Conv2D(xs[0], xs[1], conv), xs[2]))
+		y = ops.MaxPool2D(y, ops.Pool2DAttrs{Pool: [2]int{2, 2}, Strides: [2]int{2, 2}, Padding: "valid"})
+		return ops.LogSoftmax(ops.Reshape(y, ops.Shape{2, -1}))
+	})
+	// A variable used twice: gorgonia sums the gradient terms with its own +.
+	eagerAgainstTraced(t, "reuse", []ops.Shape{{3, 4}}, func(xs []ops.Tensor) ops.Tensor {
+		return ops.Mul(ops.Tanh(xs[0]), ops.Exp(xs[0]))
+	})
+}
+
+func TestEagerCombinesTraces(t *testing.T) {
+	a := ops.FromValue(ops.Value{Shape: ops.Shape{2}, Data: []float32{1, 2}})
+	b := ops.ConvertToTensor(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float64{10, 20})))
+	if a.Trace() == b.Trace() {
+		t.Fatal("two constants outside a recording share a trace")
+	}
+	c := ops.Add(a, b)
+	if got := c.Float32s(); !slices.Equal(got, []float32{11, 22}) {
+		t.Fatalf("a+b = %v, want [11 22]", got)
+	}
+	if c.Trace() != b.Trace() {
+		t.Error("the newer trace should receive the op")
+	}
+	// Inside a recording every constant goes to the recorded trace, and
+	// older eager tensors come in as constants.
+	rec, stop := ops.StartRecording(true, 0)
+	x := ops.FromValue(ops.Value{Shape: ops.Shape{}, Data: []float32{3}})
+	y := ops.Mul(x, ops.Sum(c, false))
+	stop()
+	if x.Trace() != rec || y.Trace() != rec {
+		t.Fatal("ops inside a recording went to another trace")
+	}
+	if got := y.Float32(); got != 99 {
+		t.Fatalf("3*sum = %v, want 99", got)
+	}
+	if z := ops.FromValue(ops.Value{Shape: ops.Shape{1}, Data: []float32{0}}); z.Trace() == rec {
+		t.Fatal("a stopped recording still receives ops")
+	}
+}
+
+func TestEagerVariableReadsSeeUpdates(t *testing.T) {
+	v := ops.NewVariable("v", ops.Shape{2}, []float32{1, 2}, true)
+	tr := ops.NewEagerTrace(false, 0)
+	first := tr.Read(v)
+	if err := v.Assign([]float32{5, 6}); err != nil {
+		t.Fatal(err)
+	}
+	second := tr.Read(v)
+	if got := first.Float32s(); !slices.Equal(got, []float32{1, 2}) {
+		t.Errorf("first read = %v, want the value at the time [1 2]", got)
+	}
+	if got := second.Float32s(); !slices.Equal(got, []float32{5, 6}) {
+		t.Errorf("read after Assign = %v, want [5 6]", got)
+	}
+}
+
+func TestEagerHooksRunAtOnce(t *testing.T) {
+	tr := ops.NewEagerTrace(false, 0)
+	x := tr.Constant(ops.Shape{3}, []float32{1, 2, 3})
+	var seen []float32
+	tr.AddHook(ops.Hook{Name: "h", Inputs: []ops.Tensor{ops.Sum(x, false)}, Run: func(rc ops.ReplicaContext, vals []ops.Value) error {
+		seen = slices.Clone(vals[0].Data)
+		return nil
+	}})
+	if !slices.Equal(seen, []float32{6}) {
+		t.Fatalf("hook saw %v, want [6]", seen)
+	}
+	defer func() {
+		r := recover()
+		e, ok := r.(*ops.Error)
+		if !ok || !strings.Contains(e.Error(), "boom") {
+			t.Fatalf("a failing eager hook panicked with %v, want an *ops.Error with its error", r)
+		}
+	}()
+	tr.AddHook(ops.Hook{Name: "bad", Inputs: []ops.Tensor{x}, Run: func(ops.ReplicaContext, []ops.Value) error { return errors.New("boom") }})
+}
+
+func TestEagerValueAccessors(t *testing.T) {
+	tr := ops.NewTrace(false, 0, 0)
+	sym := tr.Input("x", ops.Shape{2})
+	if sym.IsEager() {
+		t.Fatal("a placeholder is eager")
+	}
+	func() {
+		defer func() {
+			if _, ok := recover().(*ops.Error); !ok {
+				t.Error("Float32s of a symbolic tensor did not panic with an *ops.Error")
+			}
+		}()
+		sym.Float32s()
+	}()
+	e := ops.FromValue(ops.Value{Shape: ops.Shape{2}, Data: []float32{1, 2}})
+	func() {
+		defer func() {
+			if _, ok := recover().(*ops.Error); !ok {
+				t.Error("Float32 of a 2-element tensor did not panic with an *ops.Error")
+			}
+		}()
+		e.Float32()
+	}()
+	// An eager tensor in a traced function is a constant of the trace.
+	y := ops.Add(sym, e)
+	p, err := engine.Compile(tr, []ops.Tensor{y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Run(engine.Single{}, []ops.Value{{Shape: ops.Shape{2}, Data: []float32{10, 20}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out[0].Data, []float32{11, 22}) {
+		t.Errorf("traced x + eager constant = %v, want [11 22]", out[0].Data)
+	}
+	v := ops.Value{Shape: ops.Shape{}, Data: []float32{2.5}}
+	if f, err := v.Float32(); err != nil || f != 2.5 {
+		t.Errorf("Value.Float32 = %v, %v", f, err)
+	}
+	if _, err := (ops.Value{Shape: ops.Shape{2}, Data: []float32{1, 2}}).Float32(); err == nil {
+		t.Error("Value.Float32 of two values: no error")
+	}
+	if math.IsNaN(float64(e.Float32s()[0])) {
+		t.Error("unexpected NaN")
+	}
+}
