@@ -105,7 +105,7 @@ func (s *piecewiseConstantDecay) GetConfig() map[string]any {
 	return map[string]any{
 		"boundaries": append([]int64(nil), s.boundaries...),
 		"values":     append([]float64(nil), s.values...),
-		"name":       "PiecewiseConstantDecay",
+		"name":       "PiecewiseConstant", // Keras' default name, not the class name
 	}
 }
 
