@@ -49,17 +49,18 @@ func dropout(x Tensor, rate float32, gen *SeedGenerator) Tensor {
 	}
 	inputs := []Tensor{x}
 	var rng func(in [][]float32) *rand.Rand
+	var d *seedDraw
 	if gen == nil {
 		r := rand.New(rand.NewPCG(tr.rng.Uint64(), tr.rng.Uint64()))
 		rng = func([][]float32) *rand.Rand { return r }
 	} else {
-		d := gen.draw(tr)
+		d = gen.draw(tr)
 		inputs = append(inputs, d.state)
 		rng = func(in [][]float32) *rand.Rand { return d.next(in[1]) }
 	}
 	wrt := make([]bool, len(inputs))
 	wrt[0] = true
-	return tr.apply(&Op{
+	y := tr.apply(&Op{
 		name: "Dropout", out: x.Shape(), attrs: dropoutAttrs{Rate: rate, ID: tr.uniqueName("dropout")},
 		fwd: func(o []float32, in [][]float32) {
 			draw(rng(in))
@@ -80,4 +81,8 @@ func dropout(x Tensor, rate float32, gen *SeedGenerator) Tensor {
 			return g
 		},
 	}, inputs...)
+	if d != nil {
+		d.advance(tr)
+	}
+	return y
 }

@@ -56,11 +56,12 @@ type pixelMap struct {
 func (pm pixelMap) apply(tr *Trace, x Tensor) Tensor {
 	inputs := []Tensor{x}
 	var next func(in [][]float32) *rand.Rand
+	var d *seedDraw
 	if pm.gen == nil {
 		rr := newReplayRand(tr)
 		next = func([][]float32) *rand.Rand { return rr.next() }
 	} else {
-		d := pm.gen.draw(tr)
+		d = pm.gen.draw(tr)
 		inputs = append(inputs, d.state)
 		next = func(in [][]float32) *rand.Rand { return d.next(in[1]) }
 	}
@@ -70,7 +71,7 @@ func (pm pixelMap) apply(tr *Trace, x Tensor) Tensor {
 	per := pm.oh * pm.ow // output pixels per image
 	c := pm.c
 	xs := x.Shape()
-	return tr.apply(&Op{
+	y := tr.apply(&Op{
 		name: pm.name, out: Shape{pm.n, pm.oh, pm.ow, c}, attrs: pm.attrs,
 		fwd: func(o []float32, in [][]float32) {
 			pm.draw(next(in), from)
@@ -115,6 +116,10 @@ func (pm pixelMap) apply(tr *Trace, x Tensor) Tensor {
 			return g
 		},
 	}, inputs...)
+	if d != nil {
+		d.advance(tr)
+	}
+	return y
 }
 
 func imageShape(op string, x Tensor) (n, h, w, c int) {

@@ -80,6 +80,7 @@ func mix64(x uint64) uint64 {
 // give the op as an input, and the generator the op's kernel reseeds from
 // that state at each replay.
 type seedDraw struct {
+	g       *SeedGenerator
 	state   Tensor
 	k       int // earlier draws of the same generator in this trace
 	replica int
@@ -89,17 +90,23 @@ type seedDraw struct {
 
 type seedDrawsKey struct{ g *SeedGenerator }
 
-// draw registers one draw of g per replay of tr: the op reads the state
-// (every draw of a replay reads the state before the step; the k-th one
-// draws as from the state advanced k times), and a hook advances the state
-// by one after the replay.
+// draw makes one draw of g per replay of tr: the op reads the state (every
+// draw of a replay reads the state before the step; the k-th one draws as
+// from the state advanced k times). The op's maker calls advance once the
+// op is in the trace.
 func (g *SeedGenerator) draw(tr *Trace) *seedDraw {
 	key := seedDrawsKey{g}
 	k, _ := tr.Attr(key).(int)
 	tr.SetAttr(key, k+1)
 	pcg := rand.NewPCG(0, 0)
-	d := &seedDraw{state: tr.Read(g.state), k: k, replica: tr.replica, pcg: pcg, r: rand.New(pcg)}
-	advance := func(rc ReplicaContext) error {
+	return &seedDraw{g: g, state: tr.Read(g.state), k: k, replica: tr.replica, pcg: pcg, r: rand.New(pcg)}
+}
+
+// advance registers the hook that moves the state on by one after each
+// replay (in an eager trace, at once: after the op ran).
+func (d *seedDraw) advance(tr *Trace) {
+	g := d.g
+	adv := func(rc ReplicaContext) error {
 		if frozenReplays.Load() {
 			return nil
 		}
@@ -112,10 +119,9 @@ func (g *SeedGenerator) draw(tr *Trace) *seedDraw {
 	}
 	tr.AddHook(Hook{
 		Name:  g.state.name + "/advance",
-		Run:   func(rc ReplicaContext, _ []Value) error { return advance(rc) },
-		Empty: advance,
+		Run:   func(rc ReplicaContext, _ []Value) error { return adv(rc) },
+		Empty: adv,
 	})
-	return d
 }
 
 // next reseeds the draw's generator from the state value st, read by the
