@@ -449,6 +449,18 @@ def layer_cases(rng):
         ("rescaling", L.Rescaling(1 / 255.0, offset=-1.0), (2, 4)),
         ("reshape", L.Reshape((3, 4)), (2, 12)),
         ("batch_normalization_inference", L.BatchNormalization(), (4, 3)),
+        # Appended after the first cases so that theirs keep their random
+        # draws (one generator runs through the list).
+        ("activation_gelu", L.Activation("gelu"), (3, 6)),
+        ("activation_softmax", L.Activation("softmax"), (3, 5)),
+        ("leaky_relu", L.LeakyReLU(negative_slope=0.1), (3, 8)),
+        ("leaky_relu_default", L.LeakyReLU(), (3, 8)),
+        ("elu", L.ELU(alpha=0.7), (3, 8)),
+        ("prelu", L.PReLU(), (2, 3, 4)),
+        ("prelu_shared_axes", L.PReLU(shared_axes=[1]), (2, 3, 4)),
+        ("dropout_inference", L.Dropout(0.5), (3, 4)),
+        ("random_flip_inference", L.RandomFlip(), (2, 4, 4, 3)),
+        ("random_translation_inference", L.RandomTranslation(0.2, 0.2, interpolation="nearest"), (2, 5, 5, 2)),
     ]
     cases = []
     for name, layer, shape in specs:
@@ -479,6 +491,121 @@ def layer_cases(rng):
     return cases
 
 
+def multi_input_layer_cases():
+    """Layers with several inputs or integer inputs (Add, Multiply,
+    Concatenate, Embedding) in inference: config, weights, output and the
+    gradients of sum(y*dy) with respect to the float inputs and the
+    trainable weights. Their own generator, so that the sections before
+    keep theirs."""
+    rng = np.random.default_rng(SEED + 31)
+    L = keras.layers
+    specs = [
+        ("add_3", L.Add(), [(2, 3, 4)] * 3),
+        ("multiply_2", L.Multiply(), [(3, 5)] * 2),
+        ("concatenate_last", L.Concatenate(), [(2, 3), (2, 4)]),
+        ("concatenate_axis1", L.Concatenate(axis=1), [(2, 2, 3), (2, 1, 3), (2, 3, 3)]),
+        ("embedding", L.Embedding(7, 3), [(4, 5)]),
+    ]
+    cases = []
+    for name, layer, shapes in specs:
+        integer = layer.__class__.__name__ == "Embedding"
+        if integer:
+            xs = [rng.integers(0, 7, s).astype(np.int32) for s in shapes]
+            xs[0][0, :] = [0, 6, 6, 3, 0]  # both ends, a repeat
+            layer.build(shapes[0])
+        else:
+            xs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+            layer.build(shapes if len(shapes) > 1 else shapes[0])
+        weights = [rng.standard_normal(w.shape).astype(np.float32) for w in layer.weights]
+        for w, v in zip(layer.weights, weights):
+            w.assign(v)
+        xts = [tf.constant(x) for x in xs]
+        with tf.GradientTape(persistent=True) as tape:
+            for x in xts:
+                if not integer:
+                    tape.watch(x)
+            y = layer(xts if len(xts) > 1 else xts[0], training=False)
+            dy = tf.constant(rng.standard_normal(y.shape).astype(np.float32))
+            loss = tf.reduce_sum(y * dy)
+        dxs = [] if integer else [arr(g) for g in tape.gradient(loss, xts)]
+        dws = tape.gradient(loss, list(layer.trainable_weights))
+        dws = [arr(tf.convert_to_tensor(g)) for g in dws]  # IndexedSlices for Embedding
+        cases.append({
+            "name": name, "class_name": layer.__class__.__name__,
+            "config": json.loads(json.dumps(layer.get_config(), default=str)),
+            "inputs": [{"shape": list(x.shape), "integer": integer,
+                        "x": [int(v) for v in x.reshape(-1)] if integer else arr(x)} for x in xs],
+            "weights": [{"name": w.path, "shape": list(w.shape), "value": arr(v)} for w, v in zip(layer.weights, weights)],
+            "y_shape": list(y.shape), "y": arr(y), "dy": arr(dy),
+            "dxs": dxs, "dweights": dws,
+        })
+    return cases
+
+
+def schedule_cases():
+    """Learning-rate schedules: Keras' config and the rate (float32, as
+    Keras computes it) at steps 0..30 and some far steps. covers names the
+    gokeras constructor where it is not the Keras class name."""
+    S = keras.optimizers.schedules
+    specs = [
+        ("exponential_decay", S.ExponentialDecay(0.1, decay_steps=7, decay_rate=0.5), "ExponentialDecay"),
+        ("exponential_decay_staircase", S.ExponentialDecay(0.1, decay_steps=7, decay_rate=0.5, staircase=True), "ExponentialDecay"),
+        ("piecewise_constant_decay", S.PiecewiseConstantDecay([5, 12, 20], [1.0, 0.5, 0.25, 0.125]), "PiecewiseConstantDecay"),
+        ("cosine_decay", S.CosineDecay(0.1, decay_steps=20), "CosineDecay"),
+        ("cosine_decay_alpha", S.CosineDecay(0.1, decay_steps=20, alpha=0.1), "CosineDecay"),
+        ("cosine_decay_warmup", S.CosineDecay(0.0, decay_steps=20, alpha=0.05, warmup_target=0.2, warmup_steps=6),
+         "CosineDecayWithWarmup"),
+        ("cosine_decay_warmup_from", S.CosineDecay(0.01, decay_steps=15, warmup_target=0.1, warmup_steps=4),
+         "CosineDecayWithWarmup"),
+    ]
+    steps = list(range(31)) + [50, 100, 1000]
+    cases = []
+    for name, sched, ctor in specs:
+        lr = [float(np.float32(sched(tf.constant(s, tf.int64)))) for s in steps]
+        cases.append({"name": name, "schedule": sched.__class__.__name__, "covers": [ctor],
+                      "config": json.loads(json.dumps(sched.get_config(), default=str)),
+                      "steps": steps, "lr": lr})
+    # An optimizer driven by a schedule: the variable after each of 3 steps.
+    rng = np.random.default_rng(SEED + 41)
+    w0 = rng.standard_normal((2, 3)).astype(np.float32)
+    grads = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(3)]
+    for name, opt in (("sgd_exponential_decay", keras.optimizers.SGD(S.ExponentialDecay(0.1, 1, 0.5))),
+                      ("adam_piecewise", keras.optimizers.Adam(S.PiecewiseConstantDecay([1], [0.1, 0.01])))):
+        v = keras.Variable(w0, name="kernel")
+        out = []
+        for g in grads:
+            opt.apply_gradients([(tf.constant(g), v)])
+            out.append(arr(v.numpy()))
+        sched = opt._learning_rate
+        cases.append({"name": name, "schedule": sched.__class__.__name__, "optimizer": opt.__class__.__name__,
+                      "config": json.loads(json.dumps(sched.get_config(), default=str)),
+                      "shape": list(w0.shape), "w0": arr(w0), "grads": [arr(g) for g in grads], "opt_steps": out})
+    return cases
+
+
+def mean_metric_cases():
+    """keras.metrics.Mean: the result after each update_state(values,
+    sample_weight) of rank-1 values, each weighted alike (1 when none).
+    (Keras averages the values of a sample, a row of a rank-2 batch, before
+    the mean, and a scalar sample_weight weighs the whole batch as one
+    sample; gokeras' Mean.Update weighs each element, so those are left
+    out: see docs/keras_verification.md.)"""
+    rng = np.random.default_rng(SEED + 53)
+    cases = []
+    for name, ups in (("mean", [(rng.standard_normal((4,)), None), (rng.standard_normal((6,)), None)]),
+                      ("mean_weighted", [(rng.standard_normal((5,)), 2.0), (rng.standard_normal((3,)), 0.25),
+                                         (rng.standard_normal((2,)), 0.0)])):
+        m = keras.metrics.Mean()
+        out = []
+        for v, w in ups:
+            v = v.astype(np.float32)
+            m.update_state(tf.constant(v), sample_weight=None if w is None else tf.constant(np.full(v.shape, w, np.float32)))
+            out.append({"shape": list(v.shape), "values": arr(v), "weight": 1.0 if w is None else w,
+                        "result": float(m.result().numpy())})
+        cases.append({"name": name, "metric": "Mean", "updates": out})
+    return cases
+
+
 def main():
     rng = np.random.default_rng(SEED)
     keras.utils.set_random_seed(SEED)
@@ -488,6 +615,9 @@ def main():
     write("keras/metrics/testdata/keras/metrics.json", metric_cases(rng))
     write("keras/optimizers/testdata/keras/optimizers.json", optimizer_cases(rng))
     write("keras/testdata/keras/layers.json", layer_cases(rng))
+    write("keras/testdata/keras/layers_multi_input.json", multi_input_layer_cases())
+    write("keras/optimizers/testdata/keras/schedules.json", schedule_cases())
+    write("keras/metrics/testdata/keras/mean.json", mean_metric_cases())
 
 
 if __name__ == "__main__":
