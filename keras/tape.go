@@ -4,32 +4,58 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/ops"
 	"gorgonia.org/tensor"
 )
 
-// GradientTape is tf.GradientTape for traced steps. Everything computed in
-// a trace is recorded already (the trace is the tape), so the tape only
-// asks for the gradients: symbolically, into the same graph.
+// GradientTape is tf.GradientTape. Eagerly (a model called with
+// [Model.CallEager] on arrays), the tape records the ops run between
+// NewGradientTape and Gradient, and Gradient differentiates them; in a
+// traced step everything computed is recorded already (the trace is the
+// tape), and the gradients are built into the same graph.
 //
 //	tape := keras.NewGradientTape()
-//	predictions := model.Forward(images, true)
+//	predictions := model.Forward(images, true) // or model.CallEager(x, true)
 //	loss := lossFn.Call(labels, predictions)
 //	grads, err := tape.Gradient(loss, model.TrainableVariables())
 //	err = optimizer.ApplyGradients(grads, model.TrainableVariables())
+//
+// Ops made from plain data (arrays converted to tensors, a model called
+// on them) go to the newest tape that records: Go has no goroutine
+// identity, so a tape records such ops of every goroutine, and concurrent
+// steps belong in traced functions ([NewFunction]). A tape stops recording
+// at Gradient or Stop.
 type GradientTape struct {
 	used bool
+	stop func()
 }
 
+var tapeSeed atomic.Uint64
+
 // NewGradientTape starts a tape.
-func NewGradientTape() *GradientTape { return &GradientTape{} }
+func NewGradientTape() *GradientTape {
+	_, stop := ops.StartRecording(true, tapeSeed.Add(1))
+	return &GradientTape{stop: stop}
+}
+
+// Stop ends the recording without asking for gradients (the end of a
+// tf.GradientTape block whose gradients are not needed). Gradient stops
+// the tape too; Stop is then a no-op.
+func (t *GradientTape) Stop() {
+	if t.stop != nil {
+		t.stop()
+	}
+}
 
 // Gradient returns d target / d v for each variable; a variable target
 // does not depend on gets a none tensor (tf returns None). A tape gives
-// gradients once, as a non-persistent tf.GradientTape.
+// gradients once, as a non-persistent tf.GradientTape. For an eager
+// target the gradients are eager tensors.
 func (t *GradientTape) Gradient(target ops.Tensor, vars []*ops.Variable) ([]ops.Tensor, error) {
+	t.Stop()
 	if t.used {
 		return nil, errors.New("keras: GradientTape.Gradient can only be called once on a non-persistent tape")
 	}

@@ -1,0 +1,182 @@
+package keras_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/metrics"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
+)
+
+func eagerCNN(t testing.TB, seed uint64) *keras.Model {
+	t.Helper()
+	layers.SetRandomSeed(seed)
+	m, err := keras.NewSequential(
+		layers.NewConv2D(4, 3, layers.WithActivation("relu")),
+		layers.NewMaxPooling2D(),
+		layers.NewFlatten(),
+		layers.NewDense(16, layers.WithActivation("relu")),
+		layers.NewDense(10),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Build(8, 8, 1); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func eagerBatch(seed uint64, n int) (x, y *tensor.Dense) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	xs := make([]float32, n*8*8)
+	for i := range xs {
+		xs[i] = r.Float32()
+	}
+	ys := make([]float32, n)
+	for i := range ys {
+		ys[i] = float32(r.IntN(10))
+	}
+	return tensor.New(tensor.WithShape(n, 8, 8, 1), tensor.WithBacking(xs)), tensor.New(tensor.WithShape(n), tensor.WithBacking(ys))
+}
+
+// TestEagerStepEqualsFunction: a CNN's forward pass, loss, gradients and
+// Adam update computed eagerly under a GradientTape equal, bit for bit,
+// those of the same step traced by keras.NewFunction, over three steps.
+func TestEagerStepEqualsFunction(t *testing.T) {
+	eagerModel, tracedModel := eagerCNN(t, 7), eagerCNN(t, 7)
+	lossFn := losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true))
+	eagerOpt := optimizers.NewAdam(optimizers.LearningRate(0.01))
+	tracedOpt := optimizers.NewAdam(optimizers.LearningRate(0.01))
+	step := keras.NewFunction(func(in []ops.Tensor) ([]ops.Tensor, error) {
+		tape := keras.NewGradientTape()
+		logits := tracedModel.Forward(in[0], true)
+		loss := lossFn.Call(in[1], logits)
+		grads, err := tape.Gradient(loss, tracedModel.TrainableVariables())
+		if err != nil {
+			return nil, err
+		}
+		if err := tracedOpt.ApplyGradients(grads, tracedModel.TrainableVariables()); err != nil {
+			return nil, err
+		}
+		return append([]ops.Tensor{logits, loss}, grads...), nil
+	})
+	for s := range 3 {
+		x, y := eagerBatch(uint64(s), 6)
+		want, err := step.Call(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		tape := keras.NewGradientTape()
+		logits, err := eagerModel.CallEager(x, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loss := lossFn.Call(ops.ConvertToTensor(y), logits)
+		grads, err := tape.Gradient(loss, eagerModel.TrainableVariables())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := eagerOpt.ApplyGradients(grads, eagerModel.TrainableVariables()); err != nil {
+			t.Fatal(err)
+		}
+		got := append([]ops.Tensor{logits, loss}, grads...)
+		for i := range got {
+			if g := got[i].Float32s(); !slices.Equal(g, want[i].Data) {
+				t.Fatalf("step %d: output %d: eager %v != traced %v", s, i, g[:min(4, len(g))], want[i].Data[:min(4, len(want[i].Data))])
+			}
+		}
+		if math.IsNaN(float64(loss.Float32())) {
+			t.Fatal("NaN loss")
+		}
+		for i, v := range eagerModel.Weights() {
+			if !slices.Equal(v.Numpy(), tracedModel.Weights()[i].Numpy()) {
+				t.Fatalf("step %d: weight %s differs after the update", s, v.Name())
+			}
+		}
+	}
+	if step.Traces() != 1 {
+		t.Errorf("the traced step was traced %d times, want 1", step.Traces())
+	}
+}
+
+// TestCallLayerEager: a Dense layer called on an array builds itself and
+// computes x·W + b, checked against a loop over its weights.
+func TestCallLayerEager(t *testing.T) {
+	d := layers.NewDense(3)
+	x := tensor.New(tensor.WithShape(2, 4), tensor.WithBacking([]float32{1, 2, 3, 4, -1, 0.5, 0, 2}))
+	y, err := keras.CallLayer(d, false, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, b := d.Weights()[0].Numpy(), d.Weights()[1].Numpy()
+	xs := x.Data().([]float32)
+	got := y.Float32s()
+	for i := range 2 {
+		for j := range 3 {
+			want := b[j]
+			for k := range 4 {
+				want += xs[i*4+k] * w[k*3+j]
+			}
+			if math.Abs(float64(got[i*3+j]-want)) > 1e-5 {
+				t.Fatalf("y[%d,%d] = %v, want %v", i, j, got[i*3+j], want)
+			}
+		}
+	}
+	if !y.Shape().Equal(ops.Shape{2, 3}) {
+		t.Errorf("shape %v, want (2, 3)", y.Shape())
+	}
+	if _, err := keras.CallLayer(d, false, tensor.New(tensor.WithShape(2, 5), tensor.WithBacking(make([]float32, 10)))); err == nil ||
+		!strings.Contains(err.Error(), "dense") {
+		t.Errorf("a wrong input width gave %v, want an error naming the layer", err)
+	}
+}
+
+// TestEagerMetricAndErrors: metrics update at once on eager tensors, and
+// bad inputs are errors.
+func TestEagerMetricAndErrors(t *testing.T) {
+	acc := metrics.NewSparseCategoricalAccuracy()
+	logits := ops.ConvertToTensor(tensor.New(tensor.WithShape(3, 2), tensor.WithBacking([]float32{1, 0, 0, 1, 2, 3})))
+	labels := ops.ConvertToTensor(tensor.New(tensor.WithShape(3), tensor.WithBacking([]float32{0, 0, 1})))
+	acc.UpdateState(labels, logits)
+	if got := acc.Result(); math.Abs(got-2.0/3) > 1e-6 {
+		t.Errorf("accuracy %v, want 2/3", got)
+	}
+	m := eagerCNN(t, 1)
+	if _, err := m.CallEager(tensor.New(tensor.WithShape(2, 9, 9, 1), tensor.WithBacking(make([]float32, 162))), false); err == nil {
+		t.Error("CallEager on a wrong shape: no error")
+	}
+	if _, err := m.CallEager("x", false); err == nil {
+		t.Error("CallEager on a string: no error")
+	}
+	tr := ops.NewTrace(false, 0, 0)
+	if _, err := m.CallEager(tr.Input("x", ops.Shape{1, 8, 8, 1}), false); err == nil || !strings.Contains(err.Error(), "symbolic") {
+		t.Errorf("CallEager on a symbolic tensor: %v", err)
+	}
+	tape := keras.NewGradientTape()
+	tape.Stop()
+	out, err := m.CallEager(tensor.New(tensor.WithShape(1, 8, 8, 1), tensor.WithBacking(make([]float32, 64))), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grads, err := tape.Gradient(ops.Sum(out, false), m.TrainableVariables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grads[0].IsNone() {
+		// Gradient differentiates the target's trace; it is a fresh one.
+		t.Log("no gradient through a call made after Stop")
+	}
+	if _, err := tape.Gradient(ops.Sum(out, false), m.TrainableVariables()); err == nil {
+		t.Error("a second Gradient on a tape: no error")
+	}
+}
