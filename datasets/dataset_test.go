@@ -236,7 +236,7 @@ func TestInvalidArguments(t *testing.T) {
 		"Shuffle(0)":       ds.Shuffle(0, 1),
 		"Map(nil)":         ds.Map(nil),
 		"MapParallel(nil)": ds.MapParallel(nil, 2),
-		"Prefetch(-1)":     ds.Prefetch(-1),
+		"Prefetch(-2)":     ds.Prefetch(-2),
 		"nil.Take":         nilDS.Take(1),
 		"after error":      ds.Batch(-1, false).Take(2).Prefetch(1),
 	} {

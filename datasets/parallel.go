@@ -18,12 +18,16 @@ const (
 
 // Prefetch runs the pipeline before it in a goroutine that stays up to n
 // elements ahead of the consumer, so that preparing the next batch overlaps
-// with training on the current one. Prefetch(0) returns d unchanged. The
+// with training on the current one. Prefetch(0) returns d unchanged;
+// Prefetch(Autotune) chooses the buffer, as tf.data.AUTOTUNE. The
 // goroutine stops when the iterator is closed, finishes, or its context is
 // cancelled.
 func (d *Dataset) Prefetch(n int) *Dataset {
 	if n == 0 && d != nil {
 		return d
+	}
+	if n == Autotune {
+		n = autotunePrefetch
 	}
 	var argErr error
 	if n < 0 || n > maxPrefetch {

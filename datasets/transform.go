@@ -344,11 +344,20 @@ func (s *skipStream) next() (item, error) {
 
 func (s *skipStream) close() { s.up.close() }
 
-// Repeat repeats the dataset count times (forever if count < 0, e.g.
-// Repeat(-1)). Each repetition is a new pass over d, so a Shuffle before
-// Repeat gives each repetition a different order. Repeating a dataset that
-// turns out to be empty ends instead of looping forever.
-func (d *Dataset) Repeat(count int) *Dataset {
+// Repeat repeats the dataset count times, forever without a count (as
+// tf.data's repeat()) or with count < 0. Each repetition is a new pass over
+// d, so a Shuffle before Repeat gives each repetition a different order.
+// Repeating a dataset that turns out to be empty ends instead of looping
+// forever. More than one count is an error.
+func (d *Dataset) Repeat(counts ...int) *Dataset {
+	count := -1
+	switch len(counts) {
+	case 0:
+	case 1:
+		count = counts[0]
+	default:
+		return d.derive("Repeat", Unknown, fmt.Errorf("%d counts, want at most one", len(counts)), nil)
+	}
 	card := d.Cardinality()
 	switch {
 	case count < 0:
