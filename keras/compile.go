@@ -3,6 +3,7 @@ package keras
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gokeras/gokeras/keras/losses"
@@ -19,20 +20,44 @@ type CompileConfig struct {
 	// Keras' default.
 	Optimizer any
 	// Loss is a losses.Loss or a name. Fit and Evaluate need it unless a
-	// custom step (see Model.Override) computes its own loss.
+	// custom step (see Model.Override) computes its own loss. A model with
+	// several outputs takes one for all of them, a []any with one per
+	// output in output order, or a map[string]any (map[string]string,
+	// map[string]losses.Loss) by output name, as Keras'
+	// loss={"out_a": ..., "out_b": ...}.
 	Loss any
 	// Metrics are metrics.LabelMetric values or names. "accuracy" / "acc"
 	// resolve by the shapes of labels and predictions, as Keras does. A
-	// model with several outputs computes each metric on every output,
-	// logged as "<output layer>_<metric>".
+	// model with several outputs computes a flat list's metrics on every
+	// output, logged as "<output>_<metric>"; a list of one list per
+	// output ([]any{[]any{"accuracy"}, []any{"mae"}}, Keras'
+	// metrics=[["accuracy"], ["mae"]]) or MetricsByOutput gives each
+	// output its own.
 	Metrics []any
+	// MetricsByOutput gives each output its metrics by output name, as
+	// Keras' metrics={"out_a": ["accuracy"], "out_b": ["mae"]}; not with
+	// a per-output Metrics list.
+	MetricsByOutput map[string][]any
 	// WeightedMetrics are Keras' weighted_metrics: metrics, as Metrics,
 	// updated with the sample weights of Fit and Evaluate (SampleWeight,
 	// ClassWeight), where those of Metrics are not, as in Keras 3. A name
 	// also in Metrics is logged as "weighted_<name>".
 	WeightedMetrics []any
-	// LossWeights weigh the losses of a model's outputs (default 1 each).
+	// WeightedMetricsByOutput is WeightedMetrics by output name.
+	WeightedMetricsByOutput map[string][]any
+	// LossWeights weigh the losses of a model's outputs (default 1 each),
+	// in output order.
 	LossWeights []float64
+	// LossWeightsByOutput weighs them by output name, as Keras'
+	// loss_weights={"out_a": 1.0, "out_b": 0.5} (an output left out: 1);
+	// not with LossWeights.
+	LossWeightsByOutput map[string]float64
+	// StepsPerExecution is Keras' steps_per_execution: Fit and Evaluate
+	// run this many batches per execution and call the batch callbacks
+	// (OnTrainBatchBegin/End, OnTestBatchBegin/End) and update the
+	// progress bar once per execution, at its first and last batch, as
+	// Keras does. 0 means 1. The numbers are those of 1.
+	StepsPerExecution int
 }
 
 // Compile configures the model for training.
@@ -58,7 +83,53 @@ func (m *Model) Compile(cfg CompileConfig) error {
 	default:
 		return fmt.Errorf("keras: Compile: optimizer must be an optimizers.Optimizer or a name, got %T", cfg.Optimizer)
 	}
+	if cfg.StepsPerExecution < 0 {
+		return fmt.Errorf("keras: Compile: StepsPerExecution is %d; want 1 or more (0: 1)", cfg.StepsPerExecution)
+	}
 	m.outputLosses, m.lossWeights = nil, nil
+	names := m.OutputNames()
+	if byName, ok, err := lossesByName(cfg.Loss, names); err != nil {
+		return fmt.Errorf("keras: Compile: %w", err)
+	} else if ok {
+		cfg.Loss = byName
+	}
+	if cfg.LossWeightsByOutput != nil {
+		if cfg.LossWeights != nil {
+			return errors.New("keras: Compile: give LossWeights or LossWeightsByOutput, not both")
+		}
+		ws := make([]float64, len(names))
+		for i := range ws {
+			ws[i] = 1
+		}
+		for k, w := range cfg.LossWeightsByOutput {
+			i := slices.Index(names, k)
+			if i < 0 {
+				return fmt.Errorf("keras: Compile: LossWeightsByOutput names %q; the model's outputs are %v", k, names)
+			}
+			ws[i] = w
+		}
+		cfg.LossWeights = ws
+	}
+	perOut, err := metricsByOutput("Metrics", cfg.Metrics, cfg.MetricsByOutput, names)
+	if err != nil {
+		return fmt.Errorf("keras: Compile: %w", err)
+	}
+	perOutW, err := metricsByOutput("WeightedMetrics", cfg.WeightedMetrics, cfg.WeightedMetricsByOutput, names)
+	if err != nil {
+		return fmt.Errorf("keras: Compile: %w", err)
+	}
+	if perOut != nil || perOutW != nil {
+		if perOut == nil {
+			perOut = make([][]any, len(names))
+		}
+		if perOutW == nil {
+			perOutW = make([][]any, len(names))
+		}
+		cfg.Metrics, cfg.WeightedMetrics = nil, nil
+		for _, l := range append(append([][]any(nil), perOut...), perOutW...) {
+			cfg.Metrics = append(cfg.Metrics, l...) // checked below
+		}
+	}
 	if list, ok := cfg.Loss.([]any); ok {
 		if len(list) != len(m.outputs) && m.Built() {
 			return fmt.Errorf("keras: Compile: %d losses for %d outputs", len(list), len(m.outputs))
@@ -103,6 +174,11 @@ func (m *Model) Compile(cfg CompileConfig) error {
 	}
 	m.metricSpecs = append([]any(nil), cfg.Metrics...)
 	m.weightedSpecs = append([]any(nil), cfg.WeightedMetrics...)
+	m.outputMetricSpecs, m.outputWeightedSpecs = perOut, perOutW
+	if perOut != nil {
+		m.metricSpecs = nil // resolved per output, see resolveMetrics
+	}
+	m.stepsPerExecution = max(cfg.StepsPerExecution, 1)
 	m.metricWeighted = nil
 	m.metrics, m.metricOutput, m.outputLossTrackers = nil, nil, nil
 	m.lossTracker = metrics.NewMean(metrics.Name("loss"))
@@ -116,7 +192,7 @@ func (m *Model) Compile(cfg CompileConfig) error {
 // their shapes. With several outputs every metric is made once per output,
 // prefixed with the output layer's name.
 func (m *Model) resolveMetrics(ys, preds []ops.Shape) error {
-	if m.metrics != nil || len(m.metricSpecs)+len(m.weightedSpecs) == 0 {
+	if m.metrics != nil || len(m.metricSpecs)+len(m.weightedSpecs) == 0 && m.outputMetricSpecs == nil {
 		return nil
 	}
 	multi := len(preds) > 1
@@ -125,11 +201,18 @@ func (m *Model) resolveMetrics(ys, preds []ops.Shape) error {
 		if multi {
 			prefix = m.outputs[o].Node().Layer.Name() + "_"
 		}
-		for j, spec := range append(append([]any(nil), m.metricSpecs...), m.weightedSpecs...) {
-			weighted := j >= len(m.metricSpecs)
+		plain, weightedSpecs := m.metricSpecs, m.weightedSpecs
+		if m.outputMetricSpecs != nil {
+			if o >= len(m.outputMetricSpecs) {
+				return fmt.Errorf("keras: Compile: metrics for %d outputs, the model has %d", len(m.outputMetricSpecs), len(preds))
+			}
+			plain, weightedSpecs = m.outputMetricSpecs[o], m.outputWeightedSpecs[o]
+		}
+		for j, spec := range append(append([]any(nil), plain...), weightedSpecs...) {
+			weighted := j >= len(plain)
 			switch s := spec.(type) {
 			case metrics.LabelMetric:
-				if multi && o > 0 {
+				if multi && o > 0 && m.outputMetricSpecs == nil {
 					return fmt.Errorf("keras: Compile: metric object %q cannot serve %d outputs; give names or one object per output", s.Name(), len(preds))
 				}
 				m.metrics = append(m.metrics, s)
@@ -140,9 +223,9 @@ func (m *Model) resolveMetrics(ys, preds []ops.Shape) error {
 				if name := strings.ToLower(s); name == "accuracy" || name == "acc" {
 					// Keras resolves "accuracy" by the shapes of labels
 					// and predictions, and logs it under the name given.
-					mt = metrics.AccuracyFor(ys[o], preds[o], metrics.Name(prefix+m.weightedName(s, weighted)))
+					mt = metrics.AccuracyFor(ys[o], preds[o], metrics.Name(prefix+weightedNameIn(s, weighted, plain)))
 				} else {
-					mt, err = metrics.Get(s, metrics.Name(prefix+m.weightedName(s, weighted)))
+					mt, err = metrics.Get(s, metrics.Name(prefix+weightedNameIn(s, weighted, plain)))
 				}
 				if err != nil {
 					return fmt.Errorf("keras: Compile: %w", err)
@@ -190,6 +273,104 @@ func (m *Model) logs(prefix string) Logs {
 	return out
 }
 
+// weightedNameIn is the name of a weighted metric: Keras logs one whose
+// name is also among the plain metrics (of its output) as
+// "weighted_<name>".
+func weightedNameIn(name string, weighted bool, plain []any) string {
+	if weighted && slices.Contains(plain, any(name)) {
+		return "weighted_" + name
+	}
+	return name
+}
+
+// lossesByName turns a map of losses by output name into the per-output
+// list (ok false: loss is not a map). Every output needs a loss (Keras'
+// None for an output without one is not supported yet); a name that is
+// no output is an error.
+func lossesByName(loss any, names []string) (list []any, ok bool, err error) {
+	byName := map[string]any{}
+	switch l := loss.(type) {
+	case map[string]any:
+		byName = l
+	case map[string]string:
+		for k, v := range l {
+			byName[k] = v
+		}
+	case map[string]losses.Loss:
+		for k, v := range l {
+			byName[k] = v
+		}
+	default:
+		return nil, false, nil
+	}
+	list = make([]any, len(names))
+	for k, v := range byName {
+		i := slices.Index(names, k)
+		if i < 0 {
+			return nil, true, fmt.Errorf("the loss map names %q; the model's outputs are %v", k, names)
+		}
+		list[i] = v
+	}
+	for i := range list {
+		if list[i] == nil {
+			return nil, true, fmt.Errorf("the loss map has no loss for output %q (keys %v)", names[i], sortedKeys(byName))
+		}
+	}
+	return list, true, nil
+}
+
+// metricsByOutput returns one metric list per output from a per-output
+// Metrics list (every element a []any or []string, one per output) or
+// from a map by output name; nil when the metrics are a flat list for
+// every output.
+func metricsByOutput(field string, flat []any, byName map[string][]any, names []string) ([][]any, error) {
+	nested := false
+	for _, s := range flat {
+		switch s.(type) {
+		case []any, []string:
+			nested = true
+		}
+	}
+	if byName != nil {
+		if nested {
+			return nil, fmt.Errorf("give %s as one list per output or %sByOutput, not both", field, field)
+		}
+		if len(flat) > 0 {
+			return nil, fmt.Errorf("give %s (for every output) or %sByOutput, not both", field, field)
+		}
+		out := make([][]any, len(names))
+		for k, v := range byName {
+			i := slices.Index(names, k)
+			if i < 0 {
+				return nil, fmt.Errorf("%sByOutput names %q; the model's outputs are %v", field, k, names)
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	if !nested {
+		return nil, nil
+	}
+	if len(flat) != len(names) {
+		return nil, fmt.Errorf("%s has %d lists for the model's %d outputs %v", field, len(flat), len(names), names)
+	}
+	out := make([][]any, len(names))
+	for i, s := range flat {
+		switch s := s.(type) {
+		case []any:
+			out[i] = s
+		case []string:
+			for _, n := range s {
+				out[i] = append(out[i], n)
+			}
+		case nil:
+		default:
+			return nil, fmt.Errorf("%s[%d] is a %T; with one list per output every element must be a list", field, i, s)
+		}
+	}
+	return out, nil
+}
+
 func resolveLoss(l any) (losses.Loss, error) {
 	switch l := l.(type) {
 	case string:
@@ -223,15 +404,16 @@ func (m *Model) ComputeLoss(yTrue, yPred ops.Tensor) ops.Tensor {
 // (this replica's mean loss plus regularization, which the loss tracker
 // weights by the local batch size).
 func (m *Model) computeLoss(yTrue, yPred ops.Tensor) (loss, report ops.Tensor) {
-	loss, report, _ = m.computeLosses([]ops.Tensor{yTrue}, []ops.Tensor{yPred}, ops.Tensor{})
+	loss, report, _ = m.computeLosses([]ops.Tensor{yTrue}, []ops.Tensor{yPred}, nil)
 	return loss, report
 }
 
 // computeLosses is computeLoss over every output: the weighted sum of each
 // output's loss, plus regularization; parts are the outputs' reported
-// losses (for the per-output "<name>_loss" logs). sw, when not none, is
-// Keras' sample weights, one per example (see losses.ReduceWeighted).
-func (m *Model) computeLosses(ys, preds []ops.Tensor, sw ops.Tensor) (loss, report ops.Tensor, parts []ops.Tensor) {
+// losses (for the per-output "<name>_loss" logs). sws holds each
+// output's sample weights (nil or none: unweighted), one per example (see
+// losses.ReduceWeighted).
+func (m *Model) computeLosses(ys, preds, sws []ops.Tensor) (loss, report ops.Tensor, parts []ops.Tensor) {
 	if m.loss == nil {
 		panic(&ops.Error{Op: m.name, Msg: errNoLoss.Error()})
 	}
@@ -245,6 +427,10 @@ func (m *Model) computeLosses(ys, preds []ops.Tensor, sw ops.Tensor) (loss, repo
 	}
 	n, _ := tr.Attr(numReplicasKey{}).(int)
 	for i := range preds {
+		var sw ops.Tensor
+		if i < len(sws) {
+			sw = sws[i]
+		}
 		l, r := m.dataLoss(m.lossFor(i), ys[i], preds[i], sw)
 		parts = append(parts, r) // logged unweighted, as Keras does
 		if w := m.lossWeight(i); w != 1 {

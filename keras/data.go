@@ -202,53 +202,103 @@ func (p *datasetPass) Err() error {
 
 func (p *datasetPass) Close() { p.it.Close() }
 
-// toSource turns Fit's x (and y, and the sample weights sw) into a
-// source whose batches are (x, y) or (x, y, sw).
-func toSource(what string, x any, y, sw *tensor.Dense, batch int, shuffle bool, seed uint64) (source, error) {
-	if sw != nil {
-		if _, ok := x.(*datasets.Dataset); ok {
-			return nil, fmt.Errorf("%s: SampleWeight must be nil when x is a dataset (the dataset yields (x, y, sample_weight))", what)
-		}
-		if err := checkSampleWeight(what, sw, rowsOf(x)); err != nil {
-			return nil, err
-		}
+// toSource turns Fit's, Evaluate's or Predict's x (and y, and the sample
+// weights sw) into a source whose batches are the model's inputs, then
+// the labels, then the sample weights when given (see multi_io.go for the
+// forms each may take). x may also be a dataset (y and sw nil), or a
+// Keras tuple with y and sw nil: {x, y} or {x, y, sample_weight} as
+// []*tensor.Dense or [2]/[3]*tensor.Dense for a single-input model, or
+// []any{x, y} / []any{x, y, sample_weight} of any of the forms.
+func (m *Model) toSource(what string, x, y, sw any, batch int, shuffle bool, seed uint64) (source, error) {
+	if isNil(y) {
+		y = nil
 	}
-	switch x := x.(type) {
-	case *datasets.Dataset:
+	if isNil(sw) {
+		sw = nil
+	}
+	noYSW := func(kind string) error {
 		if y != nil {
-			return nil, fmt.Errorf("%s: y must be nil when x is a dataset (the dataset yields (x, y))", what)
+			return fmt.Errorf("%s: y must be nil when x is a %s (it yields (x, y))", what, kind)
 		}
-		if x == nil {
+		if sw != nil {
+			return fmt.Errorf("%s: SampleWeight must be nil when x is a %s (it yields (x, y, sample_weight))", what, kind)
+		}
+		return nil
+	}
+	switch xv := x.(type) {
+	case nil:
+		return nil, fmt.Errorf("%s: no data", what)
+	case *datasets.Dataset:
+		if xv == nil {
 			return nil, fmt.Errorf("%s: nil dataset", what)
 		}
-		return datasetSource{x}, nil
-	case *tensor.Dense:
-		if x == nil {
-			return nil, fmt.Errorf("%s: nil x", what)
+		if err := noYSW("dataset"); err != nil {
+			return nil, err
 		}
-		if y == nil && sw != nil {
-			return nil, fmt.Errorf("%s: SampleWeight needs labels y", what)
+		return datasetSource{xv}, nil
+	case NamedDataset:
+		if err := noYSW("dataset"); err != nil {
+			return nil, err
 		}
-		return newTensorSource(what, []*tensor.Dense{x, y, sw}, batch, shuffle, seed)
-	case []*tensor.Dense:
-		if len(x) == 2 && y == nil {
-			return newTensorSource(what, []*tensor.Dense{x[0], x[1], sw}, batch, shuffle, seed)
+		return m.namedSource(what, xv)
+	case *NamedDataset:
+		if xv == nil {
+			return nil, fmt.Errorf("%s: nil dataset", what)
 		}
-		if len(x) == 3 && y == nil && sw == nil {
-			return tensorsSource(what, x, batch, shuffle, seed)
+		if err := noYSW("dataset"); err != nil {
+			return nil, err
 		}
+		return m.namedSource(what, *xv)
+	case []any:
+		if err := noYSW("tuple"); err != nil {
+			return nil, err
+		}
+		switch len(xv) {
+		case 2:
+			return m.toSource(what, xv[0], xv[1], nil, batch, shuffle, seed)
+		case 3:
+			if isNil(xv[1]) || isNil(xv[2]) {
+				return nil, fmt.Errorf("%s: {x, y, sample_weight} with a nil y or sample_weight", what)
+			}
+			return m.toSource(what, xv[0], xv[1], xv[2], batch, shuffle, seed)
+		}
+		return nil, fmt.Errorf("%s: a tuple must be {x, y} or {x, y, sample_weight}; got %d components", what, len(xv))
 	case [2]*tensor.Dense:
 		if y == nil {
-			return newTensorSource(what, []*tensor.Dense{x[0], x[1], sw}, batch, shuffle, seed)
+			return m.toSource(what, xv[0], xv[1], sw, batch, shuffle, seed)
 		}
 	case [3]*tensor.Dense:
 		if y == nil && sw == nil {
-			return tensorsSource(what, x[:], batch, shuffle, seed)
+			return m.toSource(what, []any{xv[0], xv[1], xv[2]}, nil, nil, batch, shuffle, seed)
 		}
-	case nil:
-		return nil, fmt.Errorf("%s: no data", what)
+	case []*tensor.Dense:
+		// Keras' (x, y) and (x, y, sample_weight) tuples, for a model
+		// with one input; with several, x is the inputs.
+		if y == nil && m.nInputs() == 1 {
+			switch len(xv) {
+			case 2:
+				return m.toSource(what, xv[0], xv[1], sw, batch, shuffle, seed)
+			case 3:
+				if sw == nil {
+					return m.toSource(what, []any{xv[0], xv[1], xv[2]}, nil, nil, batch, shuffle, seed)
+				}
+			}
+		}
 	}
-	return nil, fmt.Errorf("%s: data must be a *tensor.Dense (with y), a *datasets.Dataset, {x, y} or {x, y, sample_weight}; got %T", what, x)
+	switch x.(type) {
+	case *tensor.Dense, []*tensor.Dense, map[string]*tensor.Dense:
+	default:
+		return nil, fmt.Errorf("%s: data must be a *tensor.Dense, a []*tensor.Dense or map[string]*tensor.Dense of the inputs (with y), "+
+			"a *datasets.Dataset, a NamedDataset, {x, y} or {x, y, sample_weight}; got %T", what, x)
+	}
+	if isNil(x) {
+		return nil, fmt.Errorf("%s: nil x", what)
+	}
+	arrs, err := m.arrays(what, x, y, sw)
+	if err != nil {
+		return nil, err
+	}
+	return newTensorSource(what, arrs, batch, shuffle, seed)
 }
 
 // rowsOf is the number of examples of array data x ({x, y} pairs
@@ -271,20 +321,6 @@ func rowsOf(x any) int {
 		return 0
 	}
 	return d.Shape()[0]
-}
-
-// tensorsSource is newTensorSource for {x, y} or {x, y, sample_weight},
-// the sample weights checked as Keras does.
-func tensorsSource(what string, xs []*tensor.Dense, batch int, shuffle bool, seed uint64) (source, error) {
-	if len(xs) == 3 {
-		if xs[1] == nil || xs[2] == nil {
-			return nil, fmt.Errorf("%s: {x, y, sample_weight} with a nil y or sample_weight", what)
-		}
-		if err := checkSampleWeight(what, xs[2], rowsOf(xs)); err != nil {
-			return nil, err
-		}
-	}
-	return newTensorSource(what, xs, batch, shuffle, seed)
 }
 
 // valueOf is ops.ValueOf for arrays from the caller: a nil array or one

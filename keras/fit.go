@@ -59,12 +59,15 @@ type FitConfig struct {
 	// ([]*tensor.Dense or [3]*tensor.Dense), as Keras' validation_data.
 	ValidationData any
 	// SampleWeight is Keras' sample_weight: one weight per example of x,
-	// shape (n,) or (n, 1). The loss is sum(w*loss)/batch size (Keras'
+	// shape (n,) or (n, 1), a *tensor.Dense for every output, or one per
+	// output as a []*tensor.Dense in output order or a
+	// map[string]*tensor.Dense by output name (an output left out weighs
+	// 1). The loss is sum(w*loss)/batch size (Keras'
 	// sum_over_batch_size); CompileConfig.WeightedMetrics are weighted
 	// means, CompileConfig.Metrics ignore the weights, as in Keras 3. A
 	// ValidationSplit splits the weights with the rows. A dataset gives
 	// its weights as a third component, (x, y, sample_weight).
-	SampleWeight *tensor.Dense
+	SampleWeight any
 	// ClassWeight is Keras' class_weight: class index -> weight, turned
 	// into sample weights of the training data from its labels (the argmax
 	// of one-hot labels, else the label rounded; 1 for a class not in the
@@ -96,7 +99,7 @@ type InitialEpochSetter interface {
 type EvaluateConfig struct {
 	BatchSize int
 	// SampleWeight weighs the examples, as FitConfig.SampleWeight.
-	SampleWeight *tensor.Dense
+	SampleWeight any
 	Verbose      any // as FitConfig.Verbose
 	Steps        int
 	Callbacks    []Callback
@@ -192,12 +195,12 @@ func (m *Model) trainFunction() replicaFunctions {
 // loss, gradients, the optimizer update and the metrics. in holds the model
 // inputs, then one label per output.
 func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
-	x, ys, sw, err := m.splitData(in, "training")
+	x, ys, sws, err := m.splitData(in, "training")
 	if err != nil {
 		return ops.Tensor{}, err
 	}
 	preds := m.Call(x, true)
-	loss, err := m.lossAndMetrics(ys, preds, sw)
+	loss, err := m.lossAndMetrics(ys, preds, sws)
 	if err != nil {
 		return ops.Tensor{}, err
 	}
@@ -213,21 +216,22 @@ func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
 }
 
 // splitData cuts a step's inputs into the model inputs, the labels and
-// the sample weights (none when the data has none).
-func (m *Model) splitData(in []ops.Tensor, what string) (x, ys []ops.Tensor, sw ops.Tensor, err error) {
-	n, k := m.nInputs(), max(len(m.outputs), 1)
+// the sample weights of each output (none when the data has none).
+func (m *Model) splitData(in []ops.Tensor, what string) (x, ys, sws []ops.Tensor, err error) {
+	n, k := m.nInputs(), m.nOutputs()
 	if len(in) < n+k {
-		return nil, nil, sw, fmt.Errorf("keras: %s: %s needs %d inputs and %d labels (one per output), got %d tensors: give y or a dataset of (x, y)", m.name, what, n, k, len(in))
+		return nil, nil, nil, fmt.Errorf("keras: %s: %s needs %d inputs and %d labels (one per output), got %d tensors: give y or a dataset of (x, y)", m.name, what, n, k, len(in))
 	}
-	if sw, err = sampleWeightOf(in, n+k); err != nil {
-		return nil, nil, sw, fmt.Errorf("keras: %s: %s: %w", m.name, what, err)
+	if sws, err = sampleWeightsOf(in, n+k, k); err != nil {
+		return nil, nil, nil, fmt.Errorf("keras: %s: %s: %w", m.name, what, err)
 	}
-	return in[:n], in[n : n+k], sw, nil
+	return in[:n], in[n : n+k], sws, nil
 }
 
 // lossAndMetrics computes the compiled loss and registers the loss
-// trackers and metric updates; sw is the sample weights, or none.
-func (m *Model) lossAndMetrics(ys, preds []ops.Tensor, sw ops.Tensor) (ops.Tensor, error) {
+// trackers and metric updates; sws are each output's sample weights (nil
+// or none: unweighted).
+func (m *Model) lossAndMetrics(ys, preds, sws []ops.Tensor) (ops.Tensor, error) {
 	yShapes, pShapes := make([]ops.Shape, len(ys)), make([]ops.Shape, len(preds))
 	for i := range ys {
 		yShapes[i], pShapes[i] = ys[i].Shape(), preds[i].Shape()
@@ -235,7 +239,7 @@ func (m *Model) lossAndMetrics(ys, preds []ops.Tensor, sw ops.Tensor) (ops.Tenso
 	if err := m.resolveMetrics(yShapes, pShapes); err != nil {
 		return ops.Tensor{}, err
 	}
-	loss, report, parts := m.computeLosses(ys, preds, sw)
+	loss, report, parts := m.computeLosses(ys, preds, sws)
 	batch := ys[0].Shape()[0]
 	m.trackLoss(report, batch)
 	if len(preds) > 1 {
@@ -245,14 +249,14 @@ func (m *Model) lossAndMetrics(ys, preds []ops.Tensor, sw ops.Tensor) (ops.Tenso
 			}
 		}
 		for i, p := range parts {
-			trackInto(m.outputLossTrackers[i], p, batch)
+			trackPerBatch(m.outputLossTrackers[i], p, batch)
 		}
 	}
 	for i, mt := range m.metrics {
 		o := m.metricOutput[i]
 		var w ops.Tensor // Keras weighs only its weighted_metrics
-		if i < len(m.metricWeighted) && m.metricWeighted[i] {
-			w = sw
+		if i < len(m.metricWeighted) && m.metricWeighted[i] && o < len(sws) {
+			w = sws[o]
 		}
 		if err := updateMetric(mt, ys[o], preds[o], w); err != nil {
 			return ops.Tensor{}, fmt.Errorf("keras: %s: %w", m.name, err)
@@ -272,14 +276,33 @@ func trackInto(tracker *metrics.Mean, loss ops.Tensor, batch int) {
 	}})
 }
 
+// trackPerBatch feeds an output's loss into its "<output>_loss" tracker
+// as Keras 3 (TensorFlow backend) does: every global batch weighs the
+// same, whatever its size (the per-output trackers are updated with the
+// batch dimension, which is unknown in Keras' traced step), so a short
+// last batch counts as much as a full one. In a step of Fit each replica
+// weighs its part by its share of the global batch; elsewhere each
+// replica's part weighs 1.
+func trackPerBatch(tracker *metrics.Mean, loss ops.Tensor, batch int) {
+	tr := loss.Trace()
+	if scale, ok := tr.Attr(lossScaleKey{}).(ops.Tensor); ok {
+		tr.AddHook(ops.Hook{Name: tracker.Name(), Inputs: []ops.Tensor{loss, scale}, Run: func(_ ops.ReplicaContext, v []ops.Value) error {
+			tracker.UpdateScalar(float64(v[0].Data[0]), float64(batch)*float64(v[1].Data[0]))
+			return nil
+		}})
+		return
+	}
+	trackInto(tracker, loss, 1)
+}
+
 // TestStep is Keras' default test_step: forward in inference mode, loss and
 // metrics.
 func (m *Model) TestStep(in []ops.Tensor) (ops.Tensor, error) {
-	x, ys, sw, err := m.splitData(in, "evaluation")
+	x, ys, sws, err := m.splitData(in, "evaluation")
 	if err != nil {
 		return ops.Tensor{}, err
 	}
-	return m.lossAndMetrics(ys, m.Call(x, false), sw)
+	return m.lossAndMetrics(ys, m.Call(x, false), sws)
 }
 
 func (m *Model) testFunction() replicaFunctions {
@@ -304,9 +327,11 @@ func (m *Model) predictFunction() replicaFunctions {
 	return m.fns.predict
 }
 
-// Fit trains the model, as model.fit. x is a *tensor.Dense with labels y,
-// or a *datasets.Dataset of (x, y) batches with y nil.
-func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err error) {
+// Fit trains the model, as model.fit. x is the inputs and y the labels:
+// each a *tensor.Dense, a []*tensor.Dense in the model's input (output)
+// order or a map[string]*tensor.Dense by input (output) name; or x is a
+// *datasets.Dataset of (x, y) batches or a [NamedDataset], with y nil.
+func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -328,10 +353,14 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 	if err != nil {
 		return nil, err
 	}
-	if err := m.checkClassWeight(cfg.ClassWeight, cfg.SampleWeight); err != nil {
+	var swGiven *tensor.Dense // checkClassWeight only asks whether there are any
+	if !isNil(cfg.SampleWeight) {
+		swGiven = tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{1}))
+	}
+	if err := m.checkClassWeight(cfg.ClassWeight, swGiven); err != nil {
 		return nil, err
 	}
-	train, err := toSource("keras: Fit", x, y, cfg.SampleWeight, cfg.BatchSize, !cfg.NoShuffle, cfg.Seed)
+	train, err := m.toSource("keras: Fit", x, y, cfg.SampleWeight, cfg.BatchSize, !cfg.NoShuffle, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +385,7 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 		if vb <= 0 {
 			vb = cfg.BatchSize
 		}
-		if val, err = toSource("keras: Fit: validation_data", cfg.ValidationData, nil, nil, vb, false, 0); err != nil {
+		if val, err = m.toSource("keras: Fit: validation_data", cfg.ValidationData, nil, nil, vb, false, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -412,6 +441,7 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 		}
 		pass := train.Pass(ctx, epoch)
 		step := 0
+		spe := max(m.stepsPerExecution, 1)
 		for cfg.StepsPerEpoch <= 0 || step < cfg.StepsPerEpoch {
 			if err := ctx.Err(); err != nil {
 				pass.Close()
@@ -422,24 +452,36 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 			if !ok {
 				break
 			}
-			if err := cbs.event(func(c Callback, l Logs) error { return c.OnTrainBatchBegin(step, l) }); err != nil {
+			// One execution: up to StepsPerExecution batches between the
+			// batch callbacks, begin at its first, end at its last.
+			begin := step
+			if err := cbs.event(func(c Callback, l Logs) error { return c.OnTrainBatchBegin(begin, l) }); err != nil {
 				pass.Close()
 				return hist, err
 			}
-			if _, err := m.runReplicated(fn, batch, true); err != nil {
-				pass.Close()
-				return hist, fmt.Errorf("keras: Fit: epoch %d, batch %d: %w", epoch+1, step, err)
+			for {
+				if _, err := m.runReplicated(fn, batch, true); err != nil {
+					pass.Close()
+					return hist, fmt.Errorf("keras: Fit: epoch %d, batch %d: %w", epoch+1, step, err)
+				}
+				step++
+				if step-begin >= spe || cfg.StepsPerEpoch > 0 && step >= cfg.StepsPerEpoch {
+					break
+				}
+				if batch, ok = pass.Next(); !ok {
+					break
+				}
 			}
 			logs, err := m.workerLogs()
 			if err != nil {
 				pass.Close()
-				return hist, fmt.Errorf("keras: Fit: epoch %d, batch %d: %w", epoch+1, step, err)
+				return hist, fmt.Errorf("keras: Fit: epoch %d, batch %d: %w", epoch+1, step-1, err)
 			}
-			if err := cbs.each(func(c Callback) error { return c.OnTrainBatchEnd(step, logs) }); err != nil {
+			end := step - 1
+			if err := cbs.each(func(c Callback) error { return c.OnTrainBatchEnd(end, logs) }); err != nil {
 				pass.Close()
 				return hist, err
 			}
-			step++
 			if m.stopTraining {
 				break // as Keras, e.g. TerminateOnNaN, stops after the batch
 			}
@@ -479,7 +521,7 @@ func (m *Model) Fit(x any, y *tensor.Dense, cfg FitConfig) (hist *History, err e
 // Evaluate returns the loss and metrics of the model on the data, as
 // model.evaluate(..., return_dict=True); logs.Items gives them in display
 // order.
-func (m *Model) Evaluate(x any, y *tensor.Dense, cfg EvaluateConfig) (Logs, error) {
+func (m *Model) Evaluate(x, y any, cfg EvaluateConfig) (Logs, error) {
 	if err := nonNegative("Evaluate", "BatchSize", cfg.BatchSize, "Steps", cfg.Steps); err != nil {
 		return nil, err
 	}
@@ -489,7 +531,7 @@ func (m *Model) Evaluate(x any, y *tensor.Dense, cfg EvaluateConfig) (Logs, erro
 	if m.loss == nil && m.custom.test == nil {
 		return nil, fmt.Errorf("keras: Evaluate: %w", errNoLoss)
 	}
-	src, err := toSource("keras: Evaluate", x, y, cfg.SampleWeight, cfg.BatchSize, false, 0)
+	src, err := m.toSource("keras: Evaluate", x, y, cfg.SampleWeight, cfg.BatchSize, false, 0)
 	if err == nil {
 		err = needSteps("keras: Evaluate", src, cfg.Steps, "Steps")
 	}
@@ -533,6 +575,7 @@ func (m *Model) evaluate(ctx context.Context, src source, maxSteps int, cbs call
 	pass := src.Pass(ctx, 0)
 	defer pass.Close()
 	step := 0
+	spe := max(m.stepsPerExecution, 1)
 	for maxSteps <= 0 || step < maxSteps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -541,13 +584,22 @@ func (m *Model) evaluate(ctx context.Context, src source, maxSteps int, cbs call
 		if !ok {
 			break
 		}
-		if err := cbs.event(func(c Callback, l Logs) error { return c.OnTestBatchBegin(step, l) }); err != nil {
+		begin := step
+		if err := cbs.event(func(c Callback, l Logs) error { return c.OnTestBatchBegin(begin, l) }); err != nil {
 			return nil, err
 		}
-		if _, err := m.runReplicated(fn, batch, false); err != nil {
-			return nil, fmt.Errorf("batch %d: %w", step, err)
+		for {
+			if _, err := m.runReplicated(fn, batch, false); err != nil {
+				return nil, fmt.Errorf("batch %d: %w", step, err)
+			}
+			step++
+			if step-begin >= spe || maxSteps > 0 && step >= maxSteps {
+				break
+			}
+			if batch, ok = pass.Next(); !ok {
+				break
+			}
 		}
-		step++
 		logs, err := m.workerLogs()
 		if err != nil {
 			return nil, err
@@ -589,18 +641,14 @@ func (m *Model) Predict(x any, cfg PredictConfig) (*tensor.Dense, error) {
 	return outs[0], nil
 }
 
-// PredictAll returns every output of the model for x.
+// PredictAll returns every output of the model for x, in output order;
+// x takes the forms Fit's x does. [Model.PredictByName] returns them by
+// output name.
 func (m *Model) PredictAll(x any, cfg PredictConfig) ([]*tensor.Dense, error) {
 	if err := nonNegative("Predict", "BatchSize", cfg.BatchSize, "Steps", cfg.Steps); err != nil {
 		return nil, err
 	}
-	var src source
-	var err error
-	if d, ok := x.(*tensor.Dense); ok {
-		src, err = newTensorSource("keras: Predict", []*tensor.Dense{d}, cfg.BatchSize, false, 0)
-	} else {
-		src, err = toSource("keras: Predict", x, nil, nil, cfg.BatchSize, false, 0)
-	}
+	src, err := m.toSource("keras: Predict", x, nil, nil, cfg.BatchSize, false, 0)
 	if err == nil {
 		err = needSteps("keras: Predict", src, cfg.Steps, "Steps")
 	}

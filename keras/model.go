@@ -45,6 +45,10 @@ type Model struct {
 	weightedSpecs      []any
 	metricWeighted     []bool
 	outputLossTrackers []*metrics.Mean
+	// Metrics by output (CompileConfig.MetricsByOutput or one list per
+	// output); nil: metricSpecs and weightedSpecs serve every output.
+	outputMetricSpecs, outputWeightedSpecs [][]any
+	stepsPerExecution                      int
 
 	fns          stepFunctions
 	strategy     engine.Strategy
