@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/optimizers"
 	"github.com/gokeras/gokeras/ops"
 )
@@ -25,6 +26,9 @@ type Checkpoint struct {
 	Optimizer optimizers.Optimizer
 	saved     int
 }
+
+// seedStateKey ends the checkpoint key of a seed generator's state.
+const seedStateKey = "seed_generator_state"
 
 // NewCheckpoint tracks model and optimizer (either may be nil).
 func NewCheckpoint(model *Model, optimizer optimizers.Optimizer) *Checkpoint {
@@ -49,6 +53,14 @@ func (c *Checkpoint) variables() map[string]*ops.Variable {
 				vars[fmt.Sprintf("model/layer_with_weights-%d/%s", i, path.Base(v.Name()))] = v
 			}
 			i++
+		}
+		// Seed generator states (Dropout, random augmentation): not
+		// weights, but a resumed run must draw what an uninterrupted one
+		// would; optional on restore (checkpoints written before them).
+		for j, l := range c.Model.Layers() {
+			for k, g := range layers.SeedGenerators(l) {
+				vars[fmt.Sprintf("model/layer-%d/seed_generator-%d/%s", j, k, seedStateKey)] = g.State()
+			}
 		}
 	}
 	if c.Optimizer != nil {
@@ -127,7 +139,7 @@ func (c *Checkpoint) restore(path string) error {
 	for _, name := range sortedKeys(vars) {
 		v := vars[name]
 		if !r.has(name) {
-			if strings.HasPrefix(name, "model/") {
+			if strings.HasPrefix(name, "model/") && !strings.HasSuffix(name, "/"+seedStateKey) {
 				return fmt.Errorf("no value for %s", name)
 			}
 			continue

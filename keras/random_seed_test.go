@@ -17,15 +17,16 @@ func TestSetRandomSeedGovernsDropout(t *testing.T) {
 	train := func(seed uint64) [][]float32 {
 		layers.ClearSession()
 		layers.SetRandomSeed(1) // the same initial weights every time
-		m, err := NewSequential(
-			layers.NewDense(16, layers.WithActivation("relu"), layers.WithInputShape(6)),
-			layers.NewDropout(0.5),
-			layers.NewDense(3, layers.WithActivation("softmax")))
+		d1 := layers.NewDense(16, layers.WithActivation("relu"), layers.WithInputShape(6))
+		d2 := layers.NewDense(3, layers.WithActivation("softmax"))
+		// As in Keras 3, Dropout's seed generator is seeded when the
+		// layer is made (its masks then follow the generator's state).
+		layers.SetRandomSeed(seed)
+		m, err := NewSequential(d1, layers.NewDropout(0.5), d2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		svCompile(t, m, optimizers.NewSGD(optimizers.LearningRate(0.1)))
-		layers.SetRandomSeed(seed)
 		svFit(t, m, x, y, 1, 0)
 		var ws [][]float32
 		for _, v := range m.Weights() {
