@@ -478,7 +478,7 @@ func init() {
 	})
 	builtin("Embedding", func(c *cfgReader, o []layers.Option) layers.Layer {
 		if c.bool("mask_zero", false) {
-			c.fail("mask_zero is not supported")
+			o = append(o, layers.WithMaskZero(true))
 		}
 		if i := c.initializer("embeddings_initializer", ""); i != nil {
 			o = append(o, layers.WithEmbeddingsInitializer(i))

@@ -19,11 +19,12 @@ type Embedding struct {
 
 // NewEmbedding makes an Embedding layer for inputDim ids of outputDim
 // values each. Options: WithEmbeddingsInitializer (default uniform in
-// [-0.05, 0.05], as Keras), WithEmbeddingsRegularizer, WithInputShape,
+// [-0.05, 0.05], as Keras), WithEmbeddingsRegularizer, WithMaskZero (id 0
+// masks its timestep for the recurrent layers after it), WithInputShape,
 // WithName.
 func NewEmbedding(inputDim, outputDim int, opts ...Option) *Embedding {
 	l := &Embedding{inputDim: inputDim, outputDim: outputDim}
-	l.init("Embedding", []string{"embeddings_initializer", "embeddings_regularizer"}, opts)
+	l.init("Embedding", []string{"embeddings_initializer", "embeddings_regularizer", "mask_zero"}, opts)
 	l.initializer = l.cfg.more.embeddingsInit
 	if l.initializer == nil {
 		l.initializer = RandomUniform(-0.05, 0.05)
@@ -46,7 +47,11 @@ func (l *Embedding) Build(in []ops.Shape) error {
 
 // Call implements Layer.
 func (l *Embedding) Call(in []ops.Tensor, _ bool) ops.Tensor {
-	return ops.Gather(in[0].Trace().Read(l.Embeddings), in[0])
+	y := ops.Gather(in[0].Trace().Read(l.Embeddings), in[0])
+	if l.cfg.rnn.maskZero && in[0].Rank() == 2 {
+		SetMask(y, notEqualMask(in[0], 0))
+	}
+	return y
 }
 
 // GetConfig implements Layer.
@@ -56,6 +61,6 @@ func (l *Embedding) GetConfig() map[string]any {
 	m["output_dim"] = l.outputDim
 	m["embeddings_initializer"] = initName(l.initializer, "RandomUniform")
 	m["embeddings_regularizer"] = regConfig(l.cfg.more.embeddingsReg)
-	m["mask_zero"] = false
+	m["mask_zero"] = l.cfg.rnn.maskZero
 	return m
 }

@@ -50,6 +50,7 @@ type config struct {
 	synchronized bool
 
 	more moreConfig // options_more.go
+	rnn  rnnConfig  // rnn_options.go
 	act  actConfig  // activation_options.go
 
 	conv convMoreConfig // options_conv_more.go
