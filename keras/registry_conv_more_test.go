@@ -1,0 +1,107 @@
+package keras
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// TestConvMoreLayersRoundTrip: every class of registry_conv_more.go comes
+// back from its config (through JSON, as from a .keras file) with the same
+// config and weights.
+func TestConvMoreLayersRoundTrip(t *testing.T) {
+	layers.ClearSession()
+	img := func() *layers.KerasTensor { return layers.Input([]int{8, 8, 2}) }
+	seq := func() *layers.KerasTensor { return layers.Input([]int{9, 3}) }
+	cases := []struct {
+		l  layers.Layer
+		in *layers.KerasTensor
+	}{
+		{layers.NewConv1D(4, 3, layers.WithPadding("causal"), layers.WithDilationRate(2), layers.WithKernelRegularizer(layers.L2(0.1))), seq()},
+		{layers.NewConv1D(2, 2, layers.WithStrides(2), layers.WithPadding("same"), layers.WithUseBias(false)), seq()},
+		{layers.NewConv2DTranspose(3, 3, layers.WithStrides(2), layers.WithPadding("same"), layers.WithActivation("relu")), img()},
+		{layers.NewConv2DTranspose(2, 0, layers.WithKernelSize(2, 3), layers.WithStrides(3, 2), layers.WithOutputPadding(1, 0),
+			layers.WithBiasInitializer(layers.Ones())), img()},
+		{layers.NewSeparableConv2D(4, 3, layers.WithDepthMultiplier(2), layers.WithPadding("same"),
+			layers.WithPointwiseInitializer(layers.RandomNormal(0, 1)), layers.WithPointwiseRegularizer(layers.L1(0.1))), img()},
+		{layers.NewUpSampling2D(2, 3, layers.WithInterpolation("bilinear")), img()},
+		{layers.NewCropping2D(1, 2, 0, 3), img()},
+		{layers.NewMaxPooling1D(layers.WithPoolSize(3), layers.WithStrides(2), layers.WithPadding("same")), seq()},
+		{layers.NewAveragePooling1D(), seq()},
+		{layers.NewGlobalAveragePooling1D(layers.WithKeepDims(true)), seq()},
+		{layers.NewGlobalMaxPooling1D(), seq()},
+		{layers.NewPermute([]int{2, 1}), seq()},
+		{layers.NewIdentity(), img()},
+	}
+	covered := map[string]bool{"Lambda": true} // TestLambdaNotSerializable
+	for _, c := range cases {
+		if err := c.l.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if out := layers.Apply(c.l, c.in); out.Err() != nil {
+			t.Fatalf("%s: %v", c.l.ClassName(), out.Err())
+		}
+		covered[c.l.ClassName()] = true
+		want := c.l.GetConfig()
+		got, err := LayerFromConfig(c.l.ClassName(), svJSONRoundTrip(t, want))
+		if err != nil {
+			t.Errorf("%s: %v", c.l.ClassName(), err)
+			continue
+		}
+		if out := layers.Apply(got, c.in); out.Err() != nil {
+			t.Errorf("%s rebuilt: %v", c.l.ClassName(), out.Err())
+		}
+		if !svJSONEqual(t, got.GetConfig(), want) {
+			t.Errorf("%s config:\n got %v\nwant %v", c.l.ClassName(), got.GetConfig(), want)
+		}
+		if len(got.Weights()) != len(c.l.Weights()) {
+			t.Fatalf("%s: %d weights, want %d", c.l.ClassName(), len(got.Weights()), len(c.l.Weights()))
+		}
+		for i, w := range got.Weights() {
+			if w.Name() != c.l.Weights()[i].Name() || !w.Shape().Equal(c.l.Weights()[i].Shape()) {
+				t.Errorf("%s weight %s %v", c.l.ClassName(), w.Name(), w.Shape())
+			}
+		}
+	}
+	for _, class := range convMoreLayers {
+		if !covered[class] {
+			t.Errorf("registered class %s is not tested", class)
+		}
+	}
+}
+
+// TestLambdaNotSerializable: saving a model with a Lambda fails with
+// layers.ErrLambdaNotSerializable and writes nothing; a Keras config with
+// a Lambda fails to load with an error that says why.
+func TestLambdaNotSerializable(t *testing.T) {
+	layers.ClearSession()
+	m, err := NewSequential(
+		layers.NewDense(3, layers.WithInputShape(4)),
+		layers.NewLambda(func(x ops.Tensor) ops.Tensor { return ops.Scale(x, 2) }),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(CompileConfig{Optimizer: optimizers.NewAdam(), Loss: losses.NewMeanSquaredError()}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.keras")
+	err = m.Save(path)
+	if !errors.Is(err, layers.ErrLambdaNotSerializable) {
+		t.Fatalf("Save: %v, want ErrLambdaNotSerializable", err)
+	}
+	if _, serr := os.Stat(path); serr == nil {
+		t.Error("Save wrote a file")
+	}
+	_, err = LayerFromConfig("Lambda", map[string]any{"name": "lambda", "function": map[string]any{"class_name": "__lambda__"}})
+	if err == nil || !strings.Contains(err.Error(), "safe_mode") {
+		t.Errorf("Lambda from config: %v", err)
+	}
+}
