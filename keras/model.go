@@ -49,6 +49,7 @@ type Model struct {
 	// output); nil: metricSpecs and weightedSpecs serve every output.
 	outputMetricSpecs, outputWeightedSpecs [][]any
 	stepsPerExecution                      int
+	asLayer                                *ModelLayer // the model nested in others (nested.go)
 
 	fns          stepFunctions
 	strategy     engine.Strategy
@@ -374,7 +375,7 @@ func (m *Model) Call(inputs []ops.Tensor, training bool) []ops.Tensor {
 	for i, in := range m.inputs {
 		want, got := in.Shape(), inputs[i].Shape()
 		if !shapeMatches(want, got) {
-			panic(&ops.Error{Op: m.name, Msg: fmt.Sprintf("input %d (%q) expects shape %v, got %v", i, in.Node().Layer.Name(), want, got)})
+			panic(&ops.Error{Op: fmt.Sprintf("model %q", m.name), Msg: fmt.Sprintf("input %d (%q) expects shape %v, got %v", i, in.Node().Layer.Name(), want, got)})
 		}
 		vals[in] = inputs[i]
 	}

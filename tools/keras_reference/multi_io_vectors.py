@@ -1,4 +1,6 @@
-"""Writes keras/testdata/multi_io/multi_io.json: Keras 3's fit, evaluate
+"""Writes keras/testdata/multi_io/multi_io.json and nested.json.
+
+multi_io.json: Keras 3's fit, evaluate
 and predict of a small two-input two-output functional model, with the
 inputs and labels given as dicts by name and as lists, losses, loss
 weights, metrics and per-output sample weights given as dicts by output
@@ -16,6 +18,13 @@ generator), training is SGD with shuffle=False. Each case records the
 History keys and values of fit, the logs of evaluate after it, predict's
 two outputs and the trained weights by layer name. Arrays are flattened
 row-major beside their shapes.
+
+nested.json: a functional model that calls a nested Sequential and a
+nested functional model on one input (an ensemble), with and without the
+nested functional model frozen: the layer rows of model.layers (name,
+class, count_params), the trainable and non-trainable parameter totals,
+the History of fit and the trained weights of every leaf layer
+(keras/nested_keras_test.go).
 """
 
 import json
@@ -32,6 +41,7 @@ import keras  # noqa: E402
 
 SEED = 20261124 + 15
 OUT = "keras/testdata/multi_io/multi_io.json"
+NESTED_OUT = "keras/testdata/multi_io/nested.json"
 N, NV = 10, 6
 
 
@@ -119,6 +129,65 @@ def case(name, rng, form, sample_weight=False, steps_per_execution=1, epochs=2, 
     return c
 
 
+def leaf_layers(model):
+    out = []
+    for l in model.layers:
+        if isinstance(l, keras.Model):
+            out.extend(leaf_layers(l))
+        else:
+            out.append(l)
+    return out
+
+
+def leaf_weights(model):
+    return {l.name: [flat(w) for w in l.get_weights()] for l in leaf_layers(model) if l.get_weights()}
+
+
+def nested_case(name, rng, freeze_branch=False, epochs=2, batch_size=4, lr=0.1):
+    """A functional model calling a nested Sequential ("inner") and a
+    nested functional model ("branch") on one input, their outputs added,
+    then a Dense head: an ensemble of two models as layers."""
+    inner = keras.Sequential([keras.Input((4,)), keras.layers.Dense(6, activation="relu", name="inner_d1"),
+                              keras.layers.Dense(3, name="inner_d2")], name="inner")
+    bi = keras.Input((4,), name="branch_in")
+    branch = keras.Model(bi, keras.layers.Dense(3, activation="tanh", name="branch_d")(bi), name="branch")
+    x = keras.Input((4,), name="x")
+    y = keras.layers.Add(name="add")([inner(x), branch(x)])
+    out = keras.layers.Dense(2, activation="softmax", name="head")(y)
+    model = keras.Model(x, out, name="ensemble")
+    for l in leaf_layers(model):
+        l.set_weights([(rng.standard_normal(w.shape) * 0.5).astype(np.float32) for w in l.get_weights()])
+    initial = leaf_weights(model)
+    if freeze_branch:
+        branch.trainable = False
+    model.compile(optimizer=keras.optimizers.SGD(learning_rate=lr), loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    n = 10
+    xs = rng.standard_normal((n, 4)).astype(np.float32)
+    ys = rng.integers(0, 2, size=(n,)).astype(np.float32)
+    hist = model.fit(xs, ys, batch_size=batch_size, epochs=epochs, shuffle=False, verbose=0)
+    return {
+        "name": name, "covers": ["Sequential", "Functional"], "freeze_branch": freeze_branch,
+        "lr": lr, "batch_size": batch_size, "epochs": epochs,
+        "x": flat(xs), "y": flat(ys),
+        "layers": [[l.name, l.__class__.__name__, int(l.count_params())] for l in model.layers],
+        "trainable_params": int(sum(np.prod(w.shape) for w in model.trainable_weights)),
+        "non_trainable_params": int(sum(np.prod(w.shape) for w in model.non_trainable_weights)),
+        "initial_weights": initial,
+        "history": {k: [float(v) for v in vs] for k, vs in hist.history.items()},
+        "predict": flat(model.predict(xs, verbose=0)),
+        "final_weights": leaf_weights(model),
+    }
+
+
+def manifest():
+    return {
+        "generator": "tools/keras_reference/multi_io_vectors.py",
+        "tensorflow": tf.__version__, "keras": keras.__version__, "numpy": np.__version__,
+        "python": sys.version.split()[0], "seed": SEED, "dtype": "float32",
+    }
+
+
 def main():
     keras.utils.set_random_seed(SEED)
     cases = [
@@ -131,13 +200,17 @@ def main():
     ]
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
-        json.dump({"manifest": {
-            "generator": "tools/keras_reference/multi_io_vectors.py",
-            "tensorflow": tf.__version__, "keras": keras.__version__, "numpy": np.__version__,
-            "python": sys.version.split()[0], "seed": SEED, "dtype": "float32",
-        }, "cases": cases}, f, indent=1)
+        json.dump({"manifest": manifest(), "cases": cases}, f, indent=1)
         f.write("\n")
     print("wrote", OUT, len(cases), "cases")
+    nested = [
+        nested_case("ensemble", np.random.default_rng(SEED + 3)),
+        nested_case("ensemble_frozen_branch", np.random.default_rng(SEED + 4), freeze_branch=True),
+    ]
+    with open(NESTED_OUT, "w") as f:
+        json.dump({"manifest": manifest(), "cases": nested}, f, indent=1)
+        f.write("\n")
+    print("wrote", NESTED_OUT, len(nested), "cases")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,59 @@
+package keras
+
+import (
+	"fmt"
+
+	"github.com/gokeras/gokeras/keras/layers"
+)
+
+// GetConfig returns the model's config, as Keras' model.get_config(): for
+// a Sequential model its name and layers, for a functional model its
+// layers with their inbound nodes and its input and output layers, in
+// the JSON form of a .keras archive's config.json "config" (nested
+// models nest their own). [ModelFromConfig] makes a new model from it,
+// with fresh weights, as Keras' from_config.
+func (m *Model) GetConfig() (map[string]any, error) {
+	if m.sequential {
+		return m.sequentialConfig()
+	}
+	return m.functionalConfig()
+}
+
+// ModelFromConfig makes a model from a config: what [Model.GetConfig]
+// returns (a Sequential config holds "layers"; a functional one also
+// "input_layers" and "output_layers"), or a whole serialized model, a
+// map with "class_name" and "config" (config.json of a .keras archive).
+// The weights are new, as Keras' Model.from_config.
+func ModelFromConfig(cfg map[string]any) (*Model, error) {
+	if cfg == nil {
+		return nil, fmt.Errorf("keras: ModelFromConfig: nil config")
+	}
+	top := cfg
+	if _, ok := cfg["class_name"].(string); !ok {
+		class := "Sequential"
+		if _, ok := cfg["input_layers"]; ok {
+			class = "Functional"
+		}
+		top = map[string]any{"class_name": class, "config": cfg}
+	}
+	m, err := modelFromConfig(top, nil)
+	if err != nil {
+		return nil, fmt.Errorf("keras: ModelFromConfig: %w", err)
+	}
+	return m, nil
+}
+
+// A model nested in another (see [ModelLayer]) is a layer of class
+// Sequential or Functional in the outer model's config, with the inner
+// model's config, as Keras writes it.
+func init() {
+	for _, class := range []string{"Sequential", "Functional"} {
+		RegisterLayer(class, func(cfg map[string]any) (layers.Layer, error) {
+			m, err := modelFromConfig(map[string]any{"class_name": class, "config": cfg}, nil)
+			if err != nil {
+				return nil, err
+			}
+			return m.AsLayer(), nil
+		})
+	}
+}
