@@ -49,7 +49,10 @@ const (
 const (
 	kerasConfigFile   = "config.json"
 	kerasMetadataFile = "metadata.json"
-	kerasWeightsFile  = "model.weights.npz"
+	kerasWeightsFile  = "model.weights.h5"
+	// oldWeightsFile is the weights member of .keras files gokeras wrote
+	// before it wrote HDF5 (LoadModel still reads them).
+	oldWeightsFile = "model.weights.npz"
 )
 
 // warnf reports what Keras reports as warnings (a model loaded without its

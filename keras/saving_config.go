@@ -3,6 +3,7 @@ package keras
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -25,7 +26,15 @@ func (m *Model) serialize() (map[string]any, error) {
 		return nil, err
 	}
 	out := map[string]any{"module": "keras", "class_name": m.className, "config": inner, "registered_name": nil}
-	if m.Built() && len(m.inputs) == 1 {
+	switch {
+	case !m.sequential:
+		// As Keras 3 writes a functional model: its class lives in
+		// keras.src.models.functional, registered under its own name,
+		// and its inputs give the shapes.
+		out["module"] = "keras.src.models.functional"
+		out["registered_name"] = "Functional"
+		out["build_config"] = map[string]any{"input_shape": nil}
+	case m.Built():
 		out["build_config"] = map[string]any{"input_shape": batchShape(m.inputs[0].Shape())}
 	}
 	if m.compiled {
@@ -61,7 +70,13 @@ func nodeInputShape(n *layers.CallNode) any {
 }
 
 func layerEntry(l layers.Layer, inputShape any) map[string]any {
-	e := map[string]any{"module": "keras.layers", "class_name": l.ClassName(), "config": l.GetConfig(), "registered_name": nil}
+	cfg := maps.Clone(l.GetConfig())
+	if inputShape != nil {
+		// The model's InputLayer gives the shape; Keras 3 layers take no
+		// batch_input_shape argument.
+		delete(cfg, "batch_input_shape")
+	}
+	e := map[string]any{"module": "keras.layers", "class_name": l.ClassName(), "config": cfg, "registered_name": nil}
 	if inputShape != nil {
 		e["build_config"] = map[string]any{"input_shape": inputShape}
 	}

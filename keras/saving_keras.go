@@ -10,17 +10,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gokeras/gokeras/internal/hdf5"
 	"github.com/gokeras/gokeras/ops"
 )
 
 // Save writes the model to path, a Keras 3 .keras archive (Keras'
-// model.save): config.json (the architecture, each layer's config and the
-// compile configuration), metadata.json and model.weights.npz (the weights
-// as [Model.SaveWeights] writes them, plus the optimizer's variables).
-// [LoadModel] reads it back.
+// model.save), which Python Keras' keras.saving.load_model reads:
+// config.json (the architecture, each layer's config and the compile
+// configuration), metadata.json and model.weights.h5 (every variable at
+// its structure key, as [Model.SaveWeights] writes a .weights.h5 file,
+// with the optimizer's variables). [LoadModel] reads it back. Like Keras,
+// Save wants the .keras extension.
 func (m *Model) Save(path string) error {
 	if !strings.HasSuffix(path, ".keras") {
-		return fmt.Errorf("keras: Save %s: the file name must end in .keras (use SaveWeights for .weights.npz files)", path)
+		return fmt.Errorf("keras: Save %s: the file name must end in .keras, the native Keras format (use SaveWeights with a .weights.h5 name for the weights alone)", path)
 	}
 	if err := m.save(path); err != nil {
 		return fmt.Errorf("keras: Save %s: %w", path, err)
@@ -44,17 +47,12 @@ func (m *Model) save(path string) error {
 	if err != nil {
 		return err
 	}
-	var wb bytes.Buffer
-	nw := newNPZWriter(&wb)
-	if m.Built() {
-		if err := m.writeWeights(nw); err != nil {
-			return err
-		}
-		if err := m.writeOptimizer(nw); err != nil {
-			return err
-		}
+	root, err := m.h5Tree(true)
+	if err != nil {
+		return err
 	}
-	if err := nw.close(); err != nil {
+	weights, err := encodeH5(root)
+	if err != nil {
 		return err
 	}
 	return writeFileAtomic(path, func(w io.Writer) error {
@@ -66,7 +64,7 @@ func (m *Model) save(path string) error {
 		}{
 			{kerasMetadataFile, metaJSON, zip.Deflate},
 			{kerasConfigFile, cfgJSON, zip.Deflate},
-			{kerasWeightsFile, wb.Bytes(), zip.Store},
+			{kerasWeightsFile, weights, zip.Store},
 		} {
 			fw, err := zw.CreateHeader(&zip.FileHeader{Name: f.name, Method: f.method, Modified: time.Now()})
 			if err != nil {
@@ -80,13 +78,22 @@ func (m *Model) save(path string) error {
 	})
 }
 
-// LoadModel reads a model written by [Model.Save]: it rebuilds the model
-// from its config (layers by class name through the [RegisterLayer]
-// registry), compiles it as it was compiled when the compile configuration
-// can be rebuilt (otherwise it warns and returns the model uncompiled, as
-// Keras does), and sets its weights and optimizer state.
+// LoadModel reads a model from path: a .keras archive written by
+// [Model.Save] or by Python Keras 3, or a legacy Keras 2 whole-model .h5
+// file (Keras' load_model). It rebuilds the model from its config (layers
+// by class name through the [RegisterLayer] registry; an unknown class is
+// an error naming it), compiles it as it was compiled when the compile
+// configuration can be rebuilt (otherwise it warns and returns the model
+// uncompiled, as Keras does), and sets its weights, matched by structure,
+// and its optimizer's state.
 func LoadModel(path string) (*Model, error) {
-	m, err := loadModel(path)
+	var m *Model
+	var err error
+	if strings.HasSuffix(path, ".h5") || strings.HasSuffix(path, ".hdf5") {
+		m, err = loadLegacyH5Model(path)
+	} else {
+		m, err = loadModel(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("keras: LoadModel %s: %w", path, err)
 	}
@@ -107,53 +114,119 @@ func loadModel(path string) (*Model, error) {
 	if err := json.Unmarshal(cfgJSON, &top); err != nil {
 		return nil, fmt.Errorf("%s: %w", kerasConfigFile, err)
 	}
-	if err := checkConfigSizes(top, weightsMemberValues(&zr.Reader, fileSize(path))); err != nil {
+	values := weightsMemberValues(&zr.Reader, fileSize(path))
+	if err := checkConfigSizes(top, values); err != nil {
 		return nil, fmt.Errorf("%s: %w", kerasConfigFile, err)
 	}
-	m, err := buildFromConfig(top, weightsMemberValues(&zr.Reader, fileSize(path)))
+	m, err := buildFromConfig(top, values)
 	if err != nil {
 		return nil, err
 	}
-	if cc, ok := top["compile_config"].(map[string]any); ok {
+	if cc, ok := top["compile_config"].(map[string]any); ok && len(cc) > 0 {
 		if err := m.compileFromConfig(cc); err != nil {
 			warnf("keras: LoadModel %s: the model is returned uncompiled: its compile configuration cannot be rebuilt: %v", path, err)
 		}
 	}
-	wb, err := readZipMember(&zr.Reader, kerasWeightsFile, weightsFileBound(m))
-	if err != nil {
-		return nil, err
-	}
-	r, err := newNPZReader(bytes.NewReader(wb), int64(len(wb)))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", kerasWeightsFile, err)
-	}
 	if !m.Built() {
-		if len(r.keys) > 0 {
+		if archiveHoldsWeights(&zr.Reader) {
 			return nil, fmt.Errorf("the file holds weights but its config gives no input shape to build model %s", m.name)
 		}
 		return m, nil
 	}
-	ws, err := m.namedWeights()
+	apply, err := m.archiveWeights(&zr.Reader, m.compiled)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := readVariables(r, "", ws)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", kerasWeightsFile, err)
-	}
-	restoreOpt := func() error { return nil }
-	if m.compiled {
-		if restoreOpt, err = m.prepareOptimizerRestore(r); err != nil {
-			return nil, fmt.Errorf("%s: %w", kerasWeightsFile, err)
-		}
-	}
-	if err := assignAll(ws, vals); err != nil {
-		return nil, err
-	}
-	if err := restoreOpt(); err != nil {
+	if err := apply(); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// archiveWeights reads the weights member of a .keras archive (Keras 3's
+// model.weights.h5, or the model.weights.npz of gokeras before it wrote
+// HDF5) and returns the assignment of the model's variables, the
+// optimizer's too when withOptimizer.
+func (m *Model) archiveWeights(zr *zip.Reader, withOptimizer bool) (func() error, error) {
+	if zipHas(zr, kerasWeightsFile) {
+		b, err := readZipMember(zr, kerasWeightsFile, weightsFileBound(m))
+		if err != nil {
+			return nil, err
+		}
+		root, err := decodeH5(bytes.NewReader(b), int64(len(b)), h5Limits(m))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kerasWeightsFile, err)
+		}
+		apply, err := m.h5Restore(root, withOptimizer)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kerasWeightsFile, err)
+		}
+		return apply, nil
+	}
+	if !zipHas(zr, oldWeightsFile) {
+		return nil, fmt.Errorf("the archive has no %s", kerasWeightsFile)
+	}
+	b, err := readZipMember(zr, oldWeightsFile, weightsFileBound(m))
+	if err != nil {
+		return nil, err
+	}
+	r, err := newNPZReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", oldWeightsFile, err)
+	}
+	var apply func() error
+	if m.hasStructKeys(r) {
+		if withOptimizer {
+			apply, err = m.npzCheckpointRestore(r)
+		} else {
+			apply, err = m.npzWeights(r)
+		}
+	} else if withOptimizer {
+		apply, err = m.npzNamedRestore(r)
+	} else {
+		apply, err = m.npzWeights(r)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", oldWeightsFile, err)
+	}
+	return apply, nil
+}
+
+func zipHas(zr *zip.Reader, name string) bool {
+	for _, f := range zr.File {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// archiveHoldsWeights reports whether the archive's weights member holds
+// any variable of a layer (an unbuilt model's file holds none). A member
+// too large for an unbuilt model's groups, or unreadable, counts as
+// holding weights.
+func archiveHoldsWeights(zr *zip.Reader) bool {
+	const limit = 1 << 20
+	if zipHas(zr, kerasWeightsFile) {
+		b, err := readZipMember(zr, kerasWeightsFile, limit)
+		if err != nil {
+			return true
+		}
+		root, err := decodeH5(bytes.NewReader(b), int64(len(b)), hdf5.Limits{MaxBytes: limit})
+		if err != nil {
+			return true
+		}
+		return h5Unconsumed(root, "", nil) != ""
+	}
+	if zipHas(zr, oldWeightsFile) {
+		b, err := readZipMember(zr, oldWeightsFile, limit)
+		if err != nil {
+			return true
+		}
+		r, err := newNPZReader(bytes.NewReader(b), int64(len(b)))
+		return err != nil || len(r.keys) > 0
+	}
+	return false
 }
 
 // Bounds on the members of a .keras archive, so that a small archive
@@ -214,7 +287,7 @@ func fileSize(path string) int64 {
 // against what its compressed bytes can inflate to.
 func weightsMemberValues(zr *zip.Reader, size int64) int64 {
 	for _, f := range zr.File {
-		if f.Name != kerasWeightsFile {
+		if f.Name != kerasWeightsFile && f.Name != oldWeightsFile {
 			continue
 		}
 		n := min(f.UncompressedSize64, f.CompressedSize64*maxDeflateRatio, uint64(size)*maxDeflateRatio)

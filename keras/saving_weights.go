@@ -2,7 +2,7 @@ package keras
 
 import (
 	"archive/zip"
-	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,35 +13,61 @@ import (
 	"github.com/gokeras/gokeras/ops"
 )
 
-// SaveWeights writes the model's weights to path, an npz archive NumPy
-// reads (Keras' save_weights; the name should end in .weights.npz): one
-// float32 array per weight, keyed by the variable name ("dense/kernel").
+// SaveWeights writes the model's weights to path (Keras' save_weights).
+// A name ending in .weights.h5 gets Keras 3's weights file, which Python
+// Keras' load_weights reads: an HDF5 file with every variable at its
+// structure key ("layers/dense/vars/0", see saving_structure.go) and the
+// optimizer's variables ("optimizer/vars/0", ...) when the model is
+// compiled. A name ending in .npz gets a NumPy npz archive of the weights
+// under the same keys. Other names are an error, as in Keras.
 func (m *Model) SaveWeights(path string) error {
-	if !strings.HasSuffix(path, ".npz") {
-		return fmt.Errorf("keras: SaveWeights %s: the file name must end in .weights.npz (an npz archive)", path)
-	}
-	if !m.Built() {
-		return fmt.Errorf("keras: SaveWeights %s: %w", path, m.notBuilt())
-	}
-	err := writeFileAtomic(path, func(w io.Writer) error {
-		nw := newNPZWriter(w)
-		if err := m.writeWeights(nw); err != nil {
-			return err
-		}
-		return nw.close()
-	})
-	if err != nil {
+	if err := m.saveWeights(path); err != nil {
 		return fmt.Errorf("keras: SaveWeights %s: %w", path, err)
 	}
 	return nil
 }
 
-// LoadWeights sets the model's weights from a file written by
-// [Model.SaveWeights] (or [Model.SaveCheckpoint], or the weights of a
-// .keras file), matching arrays to weights by name. Every weight must be in
-// the file with the weight's shape; arrays the model has no weight for are
-// ignored. Nothing is assigned unless every weight is found. Every replica
-// copy of a mirrored weight is set.
+func (m *Model) saveWeights(path string) error {
+	h5 := strings.HasSuffix(path, ".weights.h5")
+	if !h5 && !strings.HasSuffix(path, ".npz") {
+		return errors.New("the file name must end in .weights.h5 (Keras 3's weights file) or .npz (a NumPy archive)")
+	}
+	if !m.Built() {
+		return m.notBuilt()
+	}
+	if h5 {
+		root, err := m.h5Tree(true)
+		if err != nil {
+			return err
+		}
+		b, err := encodeH5(root)
+		if err != nil {
+			return err
+		}
+		return writeFileAtomic(path, func(w io.Writer) error { _, err := w.Write(b); return err })
+	}
+	return writeFileAtomic(path, func(w io.Writer) error {
+		nw := newNPZWriter(w)
+		if err := m.writeStructVars(nw, false); err != nil {
+			return err
+		}
+		return nw.close()
+	})
+}
+
+// LoadWeights sets the model's weights from a file (Keras' load_weights):
+// a Keras 3 .weights.h5 file (written by [Model.SaveWeights] or by Python
+// Keras), the weights of a .keras archive, a legacy Keras 2 .h5 file
+// (weights-only or whole-model), or an npz archive. Variables are matched
+// by their place in the model's structure, as Keras 3 matches them, so a
+// model rebuilt with the same architecture loads the file whatever its
+// layers are called; legacy .h5 files by layer order, as Keras 2 does.
+// The file must hold every variable of the model with its shape: the
+// error names the first mismatch (path, expected shape, the file's).
+// Nothing is assigned unless every check passes. Every replica copy of a
+// mirrored weight is set. The optimizer's variables of a .weights.h5 file
+// are loaded too when the model is compiled (with a count that differs
+// they are skipped with a warning, as Keras skips them).
 func (m *Model) LoadWeights(path string) error {
 	if err := m.loadWeights(path); err != nil {
 		return fmt.Errorf("keras: LoadWeights %s: %w", path, err)
@@ -53,21 +79,19 @@ func (m *Model) loadWeights(path string) error {
 	if !m.Built() {
 		return m.notBuilt()
 	}
-	var r *npzReader
-	if strings.HasSuffix(path, ".keras") {
+	switch {
+	case strings.HasSuffix(path, ".keras"):
 		zr, err := zip.OpenReader(path)
 		if err != nil {
 			return fmt.Errorf("not a .keras (zip) archive: %w", err)
 		}
 		defer zr.Close()
-		b, err := readZipMember(&zr.Reader, kerasWeightsFile, weightsFileBound(m))
+		apply, err := m.archiveWeights(&zr.Reader, true)
 		if err != nil {
 			return err
 		}
-		if r, err = newNPZReader(bytes.NewReader(b), int64(len(b))); err != nil {
-			return fmt.Errorf("%s: %w", kerasWeightsFile, err)
-		}
-	} else {
+		return apply()
+	case strings.HasSuffix(path, ".h5"), strings.HasSuffix(path, ".hdf5"):
 		f, err := os.Open(path)
 		if err != nil {
 			return err
@@ -77,19 +101,129 @@ func (m *Model) loadWeights(path string) error {
 		if err != nil {
 			return err
 		}
-		if r, err = newNPZReader(f, st.Size()); err != nil {
+		root, err := decodeH5(f, st.Size(), h5Limits(m))
+		if err != nil {
+			return err
+		}
+		var apply func() error
+		if isLegacyH5(root) {
+			apply, err = m.legacyH5Restore(root)
+		} else {
+			apply, err = m.h5Restore(root, true)
+		}
+		if err != nil {
+			return err
+		}
+		return apply()
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	r, err := newNPZReader(f, st.Size())
+	if err != nil {
+		return err
+	}
+	apply, err := m.npzWeights(r)
+	if err != nil {
+		return err
+	}
+	return apply()
+}
+
+// npzWeights checks the weights of an npz archive, by structure key, or
+// by variable name for files written before structure keys, and returns
+// the assignment.
+func (m *Model) npzWeights(r *npzReader) (func() error, error) {
+	keys, vars, err := m.structVars(false)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) > 0 && !r.has(keys[0]) {
+		ws, err := m.namedWeights()
+		if err != nil {
+			return nil, err
+		}
+		if len(ws) > 0 && r.has(ws[0].Name()) {
+			vals, err := readVariables(r, "", ws)
+			if err != nil {
+				return nil, err
+			}
+			return func() error { return assignAll(ws, vals) }, nil
+		}
+	}
+	vs := make([]*ops.Variable, len(vars))
+	for i, v := range vars {
+		vs[i] = v.v
+	}
+	vals, err := readKeyed(r, keys, vs)
+	if err != nil {
+		return nil, err
+	}
+	return func() error { return assignAll(vs, vals) }, nil
+}
+
+// writeStructVars writes the model's variables under their structure
+// keys, the optimizer's too when withOptimizer (the step count as int64,
+// the rest as float32).
+func (m *Model) writeStructVars(nw *npzWriter, withOptimizer bool) error {
+	keys, vars, err := m.structVars(withOptimizer)
+	if err != nil {
+		return err
+	}
+	for i, v := range vars {
+		var err error
+		switch v.kind {
+		case kindVariable:
+			err = nw.addFloat32(keys[i], v.shape, v.v.Numpy())
+		case kindIterations:
+			err = nw.addInt64(keys[i], nil, []int64{m.optimizer.Iterations()})
+		case kindLearningRate:
+			// float64 here, so that a checkpoint restores the rate exactly
+			// (Keras' variable, and the .weights.h5 file, hold a float32).
+			err = nw.addFloat64(keys[i], nil, []float64{m.optimizer.CurrentLearningRate()})
+		default:
+			d, derr := m.h5Dataset("", v)
+			if derr != nil {
+				return derr
+			}
+			err = nw.addFloat32(keys[i], nil, d.Value.([]float32))
+		}
+		if err != nil {
 			return err
 		}
 	}
-	ws, err := m.namedWeights()
-	if err != nil {
-		return err
+	return nil
+}
+
+// readKeyed reads keys[i] for every variable, checking shapes, without
+// assigning anything.
+func readKeyed(r *npzReader, keys []string, vars []*ops.Variable) ([][]float32, error) {
+	out := make([][]float32, len(vars))
+	for i, v := range vars {
+		key := keys[i]
+		if !r.has(key) {
+			return nil, fmt.Errorf("%s (weight %s, shape %s) is missing from the file, which holds %s", key, v.Name(), shapeStr(v.Shape()), r.describe())
+		}
+		a, err := r.read(key, func(shape []int) error {
+			if !slices.Equal(shape, []int(v.Shape())) {
+				return fmt.Errorf("expected shape %s, the file has %s", shapeStr(v.Shape()), shapeStr(shape))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = a.float32s(); err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
 	}
-	vals, err := readVariables(r, "", ws)
-	if err != nil {
-		return err
-	}
-	return assignAll(ws, vals)
+	return out, nil
 }
 
 // SaveCheckpoint writes the model's weights, its optimizer's variables
@@ -118,19 +252,11 @@ func (m *Model) SaveCheckpointEpoch(path string, epoch int) error {
 	}
 	err := writeFileAtomic(path, func(w io.Writer) error {
 		nw := newNPZWriter(w).checksummed()
-		if err := m.writeWeights(nw); err != nil {
-			return err
-		}
-		if err := m.writeOptimizer(nw); err != nil {
+		if err := m.writeStructVars(nw, true); err != nil {
 			return err
 		}
 		if err := nw.addInt64(ckptEpochKey, nil, []int64{int64(epoch)}); err != nil {
 			return err
-		}
-		if lr, ok := m.constantLearningRate(); ok {
-			if err := nw.addFloat64(ckptLRKey, nil, []float64{lr}); err != nil {
-				return err
-			}
 		}
 		if len(m.inputs) == 1 {
 			s := m.inputs[0].Shape()[1:]
@@ -216,40 +342,144 @@ func (m *Model) restoreCheckpoint(path string) (int, error) {
 	if !m.Built() {
 		return 0, m.notBuilt()
 	}
-	ws, err := m.namedWeights()
+	var apply func() error
+	if m.hasStructKeys(r) {
+		apply, err = m.npzCheckpointRestore(r)
+	} else {
+		apply, err = m.npzNamedRestore(r)
+	}
 	if err != nil {
 		return 0, err
+	}
+	if err := apply(); err != nil {
+		return 0, err
+	}
+	return int(ep[0]), nil
+}
+
+// hasStructKeys reports whether an npz archive keys variables by
+// structure (files written before structure keys use variable names).
+func (m *Model) hasStructKeys(r *npzReader) bool {
+	for _, k := range r.keys {
+		if strings.HasPrefix(k, "layers/") || strings.HasPrefix(k, "vars/") || strings.HasPrefix(k, "optimizer/vars/") {
+			return true
+		}
+	}
+	return false
+}
+
+// npzCheckpointRestore checks a checkpoint keyed by structure against the
+// model and its optimizer (making the optimizer's slots first when the
+// file has them and the optimizer has not trained yet) and returns the
+// assignment. Every variable must be there with its shape.
+func (m *Model) npzCheckpointRestore(r *npzReader) (func() error, error) {
+	fileOpt := 0
+	for _, k := range r.keys {
+		if strings.HasPrefix(k, "optimizer/vars/") {
+			fileOpt++
+		}
+	}
+	if m.optimizer == nil && fileOpt > 0 {
+		warnf("keras: the checkpoint holds optimizer variables, but model %s has no optimizer: they are not restored", m.name)
+	}
+	if m.optimizer != nil && fileOpt > len(m.optimizer.Variables())+1 {
+		if err := m.createOptimizerSlots(); err != nil {
+			return nil, err
+		}
+	}
+	keys, vars, err := m.structVars(m.optimizer != nil && fileOpt > 0)
+	if err != nil {
+		return nil, err
+	}
+	wantOpt := 0
+	for _, k := range keys {
+		if strings.HasPrefix(k, "optimizer/vars/") {
+			wantOpt++
+		}
+	}
+	if m.optimizer != nil && fileOpt > 0 && fileOpt != wantOpt {
+		return nil, fmt.Errorf("the file holds %d optimizer variables, optimizer %s has %d (was it saved with another optimizer?)", fileOpt, m.optimizer.Name(), wantOpt)
+	}
+	var assigns []func() error
+	for i, v := range vars {
+		key := keys[i]
+		switch v.kind {
+		case kindVariable:
+			vals, err := readKeyed(r, keys[i:i+1], []*ops.Variable{v.v})
+			if err != nil {
+				return nil, err
+			}
+			vv := v.v
+			assigns = append(assigns, func() error { return vv.Assign(vals[0]) })
+		case kindIterations, kindLearningRate:
+			if !r.has(key) {
+				return nil, fmt.Errorf("%s is missing from the file, which holds %s", key, r.describe())
+			}
+			a, err := r.read(key, atMost(1))
+			if err != nil {
+				return nil, err
+			}
+			f, err := a.float64s()
+			if err != nil || len(f) != 1 || (v.kind == kindIterations && (f[0] < 0 || f[0] != math.Trunc(f[0]))) {
+				return nil, fmt.Errorf("%s is not a valid scalar", key)
+			}
+			if v.kind == kindIterations {
+				it := m.optimizer.Variables()[0]
+				assigns = append(assigns, func() error { return it.Assign([]float32{float32(f[0])}) })
+			} else {
+				assigns = append(assigns, func() error { m.optimizer.SetLearningRate(f[0]); return nil })
+			}
+		}
+	}
+	return func() error {
+		for _, f := range assigns {
+			if err := f(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// npzNamedRestore restores a checkpoint written before structure keys:
+// weights and optimizer variables by name.
+func (m *Model) npzNamedRestore(r *npzReader) (func() error, error) {
+	ws, err := m.namedWeights()
+	if err != nil {
+		return nil, err
 	}
 	vals, err := readVariables(r, "", ws)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	restoreOpt, err := m.prepareOptimizerRestore(r)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	lr := math.NaN()
 	if r.has(ckptLRKey) {
 		a, err := r.read(ckptLRKey, atMost(1))
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		v, err := a.float64s()
 		if err != nil || len(v) != 1 {
-			return 0, fmt.Errorf("%q is not a scalar", ckptLRKey)
+			return nil, fmt.Errorf("%q is not a scalar", ckptLRKey)
 		}
 		lr = v[0]
 	}
-	if err := assignAll(ws, vals); err != nil {
-		return 0, err
-	}
-	if err := restoreOpt(); err != nil {
-		return 0, err
-	}
-	if _, constant := m.constantLearningRate(); constant && !math.IsNaN(lr) {
-		m.optimizer.SetLearningRate(lr)
-	}
-	return int(ep[0]), nil
+	return func() error {
+		if err := assignAll(ws, vals); err != nil {
+			return err
+		}
+		if err := restoreOpt(); err != nil {
+			return err
+		}
+		if _, constant := m.constantLearningRate(); constant && !math.IsNaN(lr) {
+			m.optimizer.SetLearningRate(lr)
+		}
+		return nil
+	}, nil
 }
 
 // completedEpochs is the epoch after the last one the last Fit recorded.

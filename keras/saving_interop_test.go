@@ -1,0 +1,320 @@
+package keras
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gokeras/gokeras/internal/kerasvectors"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"gorgonia.org/tensor"
+)
+
+// Interop with Python Keras, both ways.
+//
+// Keras -> gokeras: tools/keras_reference/interop_vectors.py saved the seed
+// models with real Keras (keras/testdata/interop/*.keras, legacy .h5) with
+// an input batch and Keras' predictions; TestInteropLoadKerasFiles loads
+// each and predicts the same outputs.
+//
+// gokeras -> Keras: with GOKERAS_INTEROP_OUT=DIR, TestInteropWriteForKeras
+// saves the same models from gokeras (trained a few steps, so that the
+// optimizer's slots and BatchNormalization's moving statistics are not
+// their initial values) with an input batch and gokeras' predictions;
+// tools/keras_reference/interop_check.py DIR loads them with Python Keras
+// and checks the predictions and every variable's path and shape.
+
+// interopArray is a flat row-major array with its shape.
+type interopArray struct {
+	Shape []int
+	Data  []float32
+}
+
+func (a interopArray) dense() *tensor.Dense {
+	return tensor.New(tensor.WithShape(a.Shape...), tensor.WithBacking(append([]float32(nil), a.Data...)))
+}
+
+type interopCase struct {
+	Name    string
+	Files   map[string]string
+	Inputs  []interopArray
+	Outputs []interopArray
+}
+
+// interopModels builds, by the names interop_vectors.py uses, the models
+// gokeras and Keras exchange. An LSTM model joins once gokeras has LSTM.
+var interopModels = map[string]func(t *testing.T) *Model{
+	"cnn":    ioCNN,
+	"resnet": ioResNet,
+	"two_io": ioTwoIO,
+}
+
+// ioCNN is examples/mnist_cnn's model.
+func ioCNN(t *testing.T) *Model {
+	m, err := NewSequential(
+		layers.NewConv2D(32, 3, layers.WithActivation("relu"), layers.WithInputShape(28, 28, 1)),
+		layers.NewMaxPooling2D(),
+		layers.NewConv2D(64, 3, layers.WithActivation("relu")),
+		layers.NewMaxPooling2D(),
+		layers.NewFlatten(),
+		layers.NewDense(128, layers.WithActivation("relu")),
+		layers.NewDense(10),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ioCompile(t, m, losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true)))
+	return m
+}
+
+func ioBlock(x *layers.KerasTensor, filters, kernel, stride int, convShortcut bool) *layers.KerasTensor {
+	shortcut := x
+	if convShortcut {
+		shortcut = layers.Apply(layers.NewConv2D(filters, 1, layers.WithStrides(stride)), shortcut)
+		shortcut = layers.Apply(layers.NewBatchNormalization(), shortcut)
+	}
+	x = layers.Apply(layers.NewConv2D(filters, kernel, layers.WithStrides(stride), layers.WithPadding("same")), x)
+	x = layers.Apply(layers.NewBatchNormalization(), x)
+	x = layers.Apply(layers.NewReLU(), x)
+	x = layers.Apply(layers.NewConv2D(filters, kernel, layers.WithPadding("same")), x)
+	x = layers.Apply(layers.NewBatchNormalization(), x)
+	x = layers.AddTensors(x, shortcut)
+	return layers.Apply(layers.NewReLU(), x)
+}
+
+// ioResNet is the seed ResNet's structure (examples/internal/models) with
+// 8x fewer filters, as interop_vectors.py builds it.
+func ioResNet(t *testing.T) *Model {
+	in := layers.Input([]int{32, 32, 3})
+	x := layers.Apply(layers.NewConv2D(8, 7, layers.WithStrides(2), layers.WithPadding("same")), in)
+	x = layers.Apply(layers.NewBatchNormalization(), x)
+	x = layers.Apply(layers.NewReLU(), x)
+	x = layers.Apply(layers.NewMaxPooling2D(layers.WithPoolSize(3), layers.WithStrides(2), layers.WithPadding("same")), x)
+	x = ioBlock(x, 8, 3, 1, true)
+	x = ioBlock(x, 8, 3, 1, false)
+	x = ioBlock(x, 16, 3, 2, true)
+	x = ioBlock(x, 16, 3, 1, false)
+	x = ioBlock(x, 32, 3, 2, true)
+	x = ioBlock(x, 32, 3, 1, false)
+	x = layers.Apply(layers.NewGlobalAveragePooling2D(), x)
+	out := layers.Apply(layers.NewDense(10), x)
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ioCompile(t, m, losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true)))
+	return m
+}
+
+// ioTwoIO is a functional model with two inputs and two outputs.
+func ioTwoIO(t *testing.T) *Model {
+	a := layers.Input([]int{6}, layers.WithName("a"))
+	b := layers.Input([]int{5}, layers.WithName("b"))
+	x := layers.ConcatenateTensors(-1,
+		layers.Apply(layers.NewDense(8, layers.WithActivation("relu")), a),
+		layers.Apply(layers.NewDense(4), b))
+	x = layers.Apply(layers.NewBatchNormalization(), x)
+	cls := layers.Apply(layers.NewDense(3, layers.WithActivation("softmax"), layers.WithName("cls")), x)
+	reg := layers.Apply(layers.NewDense(1, layers.WithName("reg")), x)
+	m, err := NewModel([]*layers.KerasTensor{a, b}, []*layers.KerasTensor{cls, reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = m.Compile(CompileConfig{
+		Optimizer: optimizers.NewAdam(optimizers.LearningRate(0.01)),
+		Loss:      []any{losses.NewSparseCategoricalCrossentropy(), losses.NewMeanSquaredError()},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func ioCompile(t *testing.T, m *Model, loss losses.Loss) {
+	t.Helper()
+	if err := m.Compile(CompileConfig{Optimizer: optimizers.NewAdam(), Loss: loss, Metrics: []any{"accuracy"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ioClose compares with relative tolerance 1e-5 (absolute below
+// magnitude 1).
+func ioClose(t *testing.T, what string, got []float32, want interopArray) {
+	t.Helper()
+	if len(got) != len(want.Data) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want.Data))
+	}
+	worst := 0.0
+	for i, w := range want.Data {
+		d := math.Abs(float64(got[i])-float64(w)) / max(1, math.Abs(float64(w)))
+		if math.IsNaN(d) || d > 1e-5 {
+			t.Fatalf("%s[%d] = %v, Keras %v", what, i, got[i], w)
+		}
+		worst = max(worst, d)
+	}
+	t.Logf("%s: worst relative difference %.3g", what, worst)
+}
+
+func ioPredict(t *testing.T, m *Model, ins []interopArray) [][]float32 {
+	t.Helper()
+	xs := make([]*tensor.Dense, len(ins))
+	for i, a := range ins {
+		xs[i] = a.dense()
+	}
+	var x any = xs
+	if len(xs) == 1 {
+		x = xs[0]
+	}
+	outs, err := m.PredictAll(x, PredictConfig{Verbose: VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([][]float32, len(outs))
+	for i, o := range outs {
+		got[i] = o.Data().([]float32)
+	}
+	return got
+}
+
+func TestInteropLoadKerasFiles(t *testing.T) {
+	cases := kerasvectors.Read[interopCase](t, "testdata/interop/cases.json")
+	for _, c := range cases {
+		build := interopModels[c.Name]
+		if build == nil {
+			t.Errorf("case %q: no Go model of that name", c.Name)
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			for kind, file := range c.Files {
+				path := filepath.Join("testdata", "interop", file)
+				var m *Model
+				var err error
+				switch kind {
+				case "keras", "legacy_model":
+					m, err = LoadModel(path)
+				case "legacy_weights":
+					m = build(t)
+					err = m.LoadWeights(path)
+				default:
+					t.Fatalf("file kind %q unknown", kind)
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", kind, err)
+				}
+				got := ioPredict(t, m, c.Inputs)
+				if len(got) != len(c.Outputs) {
+					t.Fatalf("%s: %d outputs, Keras %d", kind, len(got), len(c.Outputs))
+				}
+				for i := range got {
+					ioClose(t, kind+" output "+string(rune('0'+i)), got[i], c.Outputs[i])
+				}
+			}
+		})
+	}
+}
+
+// TestInteropLoadIntoRebuiltModel loads the weights of Keras' .keras files
+// into models built in Go (whose layers have other auto-generated names):
+// matching by structure.
+func TestInteropLoadIntoRebuiltModel(t *testing.T) {
+	cases := kerasvectors.Read[interopCase](t, "testdata/interop/cases.json")
+	for _, c := range cases {
+		m := interopModels[c.Name](t)
+		if err := m.LoadWeights(filepath.Join("testdata", "interop", c.Files["keras"])); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		got := ioPredict(t, m, c.Inputs)
+		for i := range got {
+			ioClose(t, c.Name+" output", got[i], c.Outputs[i])
+		}
+	}
+}
+
+// TestInteropWriteForKeras writes gokeras' files for interop_check.py
+// (only with GOKERAS_INTEROP_OUT set).
+func TestInteropWriteForKeras(t *testing.T) {
+	dir := os.Getenv("GOKERAS_INTEROP_OUT")
+	if dir == "" {
+		t.Skip("set GOKERAS_INTEROP_OUT=DIR to write gokeras' files for tools/keras_reference/interop_check.py")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inputShapes := map[string][][]int{
+		"cnn":    {{3, 28, 28, 1}},
+		"resnet": {{3, 32, 32, 3}},
+		"two_io": {{3, 6}, {3, 5}},
+	}
+	for k, name := range []string{"cnn", "resnet", "two_io"} {
+		layers.SetRandomSeed(uint64(k + 1))
+		m := interopModels[name](t)
+		r := rand.New(rand.NewPCG(uint64(k+1), 99))
+		ioTrain(t, m, name, r)
+		var ins []interopArray
+		for _, s := range inputShapes[name] {
+			ins = append(ins, ioRandom(r, s, 1, 0))
+		}
+		outs := ioPredict(t, m, ins)
+		c := interopCase{Name: name, Files: map[string]string{"keras": name + ".keras", "weights": name + ".weights.h5"}, Inputs: ins}
+		for i, o := range outs {
+			c.Outputs = append(c.Outputs, interopArray{Shape: m.Outputs()[i].Shape(), Data: o})
+			c.Outputs[i].Shape = append([]int{3}, c.Outputs[i].Shape[1:]...)
+		}
+		if err := m.Save(filepath.Join(dir, name+".keras")); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SaveWeights(filepath.Join(dir, name+".weights.h5")); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func ioRandom(r *rand.Rand, shape []int, scale, shift float64) interopArray {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	a := interopArray{Shape: shape, Data: make([]float32, n)}
+	for i := range a.Data {
+		a.Data[i] = float32(r.NormFloat64()*scale + shift)
+	}
+	return a
+}
+
+// ioTrain runs two steps of Fit on random data.
+func ioTrain(t *testing.T, m *Model, name string, r *rand.Rand) {
+	t.Helper()
+	var x, y any
+	switch name {
+	case "two_io":
+		x = []*tensor.Dense{ioRandom(r, []int{8, 6}, 1, 3).dense(), ioRandom(r, []int{8, 5}, 1, 0).dense()}
+		labels := make([]float32, 8)
+		for i := range labels {
+			labels[i] = float32(r.IntN(3))
+		}
+		y = []*tensor.Dense{tensor.New(tensor.WithShape(8), tensor.WithBacking(labels)), ioRandom(r, []int{8, 1}, 1, 0).dense()}
+	default:
+		s := append([]int{8}, m.Inputs()[0].Shape()[1:]...)
+		x = ioRandom(r, s, 2, 1).dense()
+		labels := make([]float32, 8)
+		for i := range labels {
+			labels[i] = float32(r.IntN(10))
+		}
+		y = tensor.New(tensor.WithShape(8), tensor.WithBacking(labels))
+	}
+	if _, err := m.Fit(x, y, FitConfig{Epochs: 1, BatchSize: 4, NoShuffle: true, Verbose: VerboseSilent}); err != nil {
+		t.Fatal(err)
+	}
+}

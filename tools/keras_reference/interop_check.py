@@ -1,0 +1,146 @@
+"""Checks that Python Keras reads the files gokeras writes (gokeras -> Keras).
+
+    GOKERAS_INTEROP_OUT=/tmp/interop go test ./keras/ -run TestInteropWriteForKeras
+    ~/.cache/gokeras-keras-ref/bin/python tools/keras_reference/interop_check.py /tmp/interop
+
+For every <name>.json the Go test wrote beside <name>.keras and
+<name>.weights.h5 (an input batch and gokeras' predictions), it:
+
+1. loads <name>.keras with keras.saving.load_model and predicts the batch:
+   equal to gokeras' predictions within relative 1e-5 (absolute below
+   magnitude 1);
+2. compares the HDF5 tree of gokeras' model.weights.h5 with the one Keras
+   itself writes when it saves the model it loaded: the same groups, and
+   every dataset at Keras' path with Keras' shape and dtype;
+3. checks that the optimizer's variables were loaded (Keras skips them with
+   a warning when their count differs): every optimizer variable equals
+   the file's;
+4. loads <name>.weights.h5 into the loaded model with load_weights and
+   predicts the same outputs again.
+
+Exits non-zero on the first model that fails, naming it and what differs.
+"""
+
+import glob
+import io
+import json
+import os
+import sys
+import tempfile
+import warnings
+import zipfile
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+import keras  # noqa: E402
+
+RTOL = 1e-5
+
+
+def tree(h5):
+    """{path: ("group", attrs) or ("dataset", shape, dtype)} of an h5py file."""
+    out = {}
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            out[name] = ("dataset", tuple(obj.shape), str(obj.dtype))
+        else:
+            out[name] = ("group", tuple(sorted((k, str(v)) for k, v in obj.attrs.items())))
+    h5.visititems(visit)
+    return out
+
+
+def weights_h5(path):
+    with zipfile.ZipFile(path) as z:
+        return h5py.File(io.BytesIO(z.read("model.weights.h5")), "r")
+
+
+def close(what, got, want):
+    got = np.asarray(got, np.float32).reshape(-1)
+    want = np.asarray(want, np.float32).reshape(-1)
+    if got.shape != want.shape:
+        raise AssertionError(f"{what}: {got.size} values, gokeras {want.size}")
+    d = np.abs(got.astype(np.float64) - want) / np.maximum(1, np.abs(want))
+    worst = float(d.max()) if d.size else 0.0
+    if not np.all(d <= RTOL):
+        i = int(np.argmax(d))
+        raise AssertionError(f"{what}[{i}] = {got[i]}, gokeras {want[i]} (relative {worst:.3g})")
+    return worst
+
+
+def predict(model, inputs):
+    xs = [np.asarray(a["Data"], np.float32).reshape(a["Shape"]) for a in inputs]
+    ys = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)
+    return ys if isinstance(ys, (list, tuple)) else [ys]
+
+
+def check(dir_, case):
+    name = case["Name"]
+    path = os.path.join(dir_, case["Files"]["keras"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # "Skipping variable loading for optimizer" fails
+        model = keras.saving.load_model(path)
+    ys = predict(model, case["Inputs"])
+    if len(ys) != len(case["Outputs"]):
+        raise AssertionError(f"{len(ys)} outputs, gokeras {len(case['Outputs'])}")
+    worst = max(close(f"output {i}", y, o["Data"]) for i, (y, o) in enumerate(zip(ys, case["Outputs"])))
+
+    ours = weights_h5(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        ref_path = os.path.join(tmp, "ref.keras")
+        model.save(ref_path)
+        ref = weights_h5(ref_path)
+        a, b = tree(ours), tree(ref)
+        for p in sorted(set(a) | set(b)):
+            if p not in a:
+                raise AssertionError(f"Keras writes {p} {b[p]}, gokeras' file lacks it")
+            if p not in b:
+                raise AssertionError(f"gokeras writes {p} {a[p]}, Keras has no such path")
+            if a[p][0] != b[p][0] or (a[p][0] == "dataset" and a[p][1:] != b[p][1:]):
+                raise AssertionError(f"{p}: gokeras {a[p]}, Keras {b[p]}")
+        n_vars = sum(1 for v in a.values() if v[0] == "dataset")
+        if "optimizer/vars" in ours:
+            g = ours["optimizer/vars"]
+            ov = model.optimizer.variables
+            if len(g) != len(ov):
+                raise AssertionError(f"optimizer: file has {len(g)} variables, Keras' optimizer {len(ov)}")
+            for i, v in enumerate(ov):
+                close(f"optimizer/vars/{i} ({v.path})", np.asarray(v.numpy(), np.float32), np.asarray(g[str(i)][()], np.float32))
+    wpath = os.path.join(dir_, case["Files"]["weights"])
+    fresh = keras.saving.load_model(path, compile=False)
+    for v in fresh.weights:
+        v.assign(np.zeros(v.shape, v.dtype))
+    fresh.load_weights(wpath)
+    ys = predict(fresh, case["Inputs"])
+    for i, (y, o) in enumerate(zip(ys, case["Outputs"])):
+        close(f"load_weights output {i}", y, o["Data"])
+    print(f"ok    {name}: Keras predicts gokeras' outputs (worst relative {worst:.3g}); "
+          f"{n_vars} datasets at Keras' paths and shapes; load_weights ok")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: interop_check.py DIR (written by GOKERAS_INTEROP_OUT=DIR go test ./keras/ -run TestInteropWriteForKeras)")
+    dir_ = sys.argv[1]
+    cases = sorted(glob.glob(os.path.join(dir_, "*.json")))
+    if not cases:
+        sys.exit(f"interop_check.py: no *.json in {dir_}")
+    failed = 0
+    for p in cases:
+        with open(p) as f:
+            case = json.load(f)
+        try:
+            check(dir_, case)
+        except Exception as e:  # report every model, then fail
+            failed += 1
+            print(f"FAIL  {case.get('Name', p)}: {type(e).__name__}: {e}")
+    if failed:
+        sys.exit(f"interop_check.py: {failed} of {len(cases)} models failed")
+
+
+if __name__ == "__main__":
+    main()
