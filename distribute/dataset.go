@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"sync"
 
 	"github.com/gokeras/gokeras/datasets"
 	"github.com/gokeras/gokeras/ops"
@@ -64,6 +66,7 @@ type DistributedDataset struct {
 	fromFunc bool         // each element is one replica's batch (DistributeDatasetsFromFunction)
 	in       inputWorkers // how the workers share the input (input.go)
 	err      error        // of the options, reported by the first Next
+	all      *passErr     // the error of the last All pass (iter.go's Err)
 }
 
 // ExperimentalDistributeDataset distributes a dataset of global batches:
@@ -154,4 +157,63 @@ func values(el datasets.Element) ([]ops.Value, error) {
 		out[i] = v
 	}
 	return out, nil
+}
+
+// passErr is the error of a DistributedDataset's last All pass.
+type passErr struct {
+	mu  sync.Mutex
+	err error
+}
+
+var passErrMu sync.Mutex // guards the creation of DistributedDataset.all
+
+func (d *DistributedDataset) passErr() *passErr {
+	passErrMu.Lock()
+	defer passErrMu.Unlock()
+	if d.all == nil {
+		d.all = &passErr{}
+	}
+	return d.all
+}
+
+// All returns the distributed batches of one pass as a Go iterator, each
+// range over it starting a new pass; the error that ended the last pass is
+// d.Err() afterwards:
+//
+//	for x := range distDataset.All(ctx) {
+//		losses, err := strategy.Run(trainStep, x)
+//		...
+//	}
+//	if err := distDataset.Err(); err != nil {
+//		...
+//	}
+//
+// Breaking out of the loop ends the pass without an error. Passes run at
+// the same time in several goroutines share the error: use Iterate there.
+func (d *DistributedDataset) All(ctx context.Context) iter.Seq[*DistributedValues] {
+	return func(yield func(*DistributedValues) bool) {
+		st := d.passErr()
+		it := d.Iterate(ctx)
+		defer it.Close()
+		st.mu.Lock()
+		st.err = nil
+		st.mu.Unlock()
+		for x, ok := it.Next(); ok; x, ok = it.Next() {
+			if !yield(x) {
+				return
+			}
+		}
+		st.mu.Lock()
+		st.err = it.Err()
+		st.mu.Unlock()
+	}
+}
+
+// Err returns the error that ended the last pass of [DistributedDataset.All],
+// or nil if it ended normally, was stopped by a break, or none ran.
+func (d *DistributedDataset) Err() error {
+	st := d.passErr()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.err
 }

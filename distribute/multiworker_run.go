@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gokeras/gokeras/datasets"
-	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -13,14 +12,18 @@ import (
 // [MultiWorkerMirroredStrategy.ExperimentalDistributeDataset]), as
 // strategy.run, and returns each output per local replica. Collectives in
 // fn and in the optimizer reach every replica of every worker.
-func (s *MultiWorkerMirroredStrategy) Run(fn *keras.Function, batch *DistributedValues) ([]PerReplica, error) {
+func (s *MultiWorkerMirroredStrategy) Run(fn any, batch *DistributedValues) ([]PerReplica, error) {
+	f, err := StepFunction(fn) // a *keras.Function or a plain step function (run.go)
+	if err != nil {
+		return nil, fmt.Errorf("distribute: Run: %w", err)
+	}
 	if batch == nil {
 		return nil, errors.New("distribute: Run: nil batch")
 	}
 	if len(batch.parts) != s.nLocal {
 		return nil, fmt.Errorf("distribute: Run: the batch is split for %d replicas but this worker has %d (distribute the dataset with this strategy)", len(batch.parts), s.nLocal)
 	}
-	outs, err := fn.CallReplicas(s.replicas, batch.parts)
+	outs, err := f.CallReplicas(s.replicas, batch.parts)
 	if err != nil {
 		return nil, fmt.Errorf("distribute: Run: %w", err)
 	}

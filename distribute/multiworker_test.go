@@ -26,7 +26,7 @@ import (
 // MirroredStrategy and MultiWorkerMirroredStrategy have it.
 type loopStrategy interface {
 	Scope() func()
-	Run(*keras.Function, *distribute.DistributedValues) ([]distribute.PerReplica, error)
+	Run(any, *distribute.DistributedValues) ([]distribute.PerReplica, error)
 	Reduce(distribute.ReduceOp, distribute.PerReplica, int) (ops.Value, error)
 	ExperimentalDistributeDataset(*datasets.Dataset) *distribute.DistributedDataset
 }

@@ -3,6 +3,9 @@ package distribute
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"sync"
+	"unsafe"
 
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/losses"
@@ -28,14 +31,19 @@ const AxisNone = -1
 
 // Run runs fn on every replica with that replica's part of batch, like
 // strategy.run(fn, args=(batch,)), and returns each output of fn per
-// replica. fn is traced once per replica and input shape. In fn, a loss
-// with the default reduction (sum_over_batch_size) is, as in Keras 3, the
-// local batch's mean divided by the number of replicas, so that summed over
-// replicas (as their gradients are) it is the global batch's mean on any
-// replica count; [ComputeAverageLoss] divides the local sum by the global
-// batch size instead, which differs only when replicas get unequal batches
-// (the last, partial batch).
-func (s *MirroredStrategy) Run(fn *keras.Function, batch *DistributedValues) ([]PerReplica, error) {
+// replica. fn is a *keras.Function or a plain Go function of the replica's
+// inputs (see [StepFunction]), traced once per replica and input shape. In
+// fn, a loss with the default reduction (sum_over_batch_size) is, as in
+// Keras 3, the local batch's mean divided by the number of replicas, so
+// that summed over replicas (as their gradients are) it is the global
+// batch's mean on any replica count; [ComputeAverageLoss] divides the
+// local sum by the global batch size instead, which differs only when
+// replicas get unequal batches (the last, partial batch).
+func (s *MirroredStrategy) Run(fn any, batch *DistributedValues) ([]PerReplica, error) {
+	f, err := StepFunction(fn)
+	if err != nil {
+		return nil, fmt.Errorf("distribute: Run: %w", err)
+	}
 	if batch == nil {
 		return nil, errors.New("distribute: Run: nil batch")
 	}
@@ -52,11 +60,95 @@ func (s *MirroredStrategy) Run(fn *keras.Function, batch *DistributedValues) ([]
 		}
 		arity = len(p)
 	}
-	outs, err := fn.CallReplicas(s, batch.parts)
+	outs, err := f.CallReplicas(s, batch.parts)
 	if err != nil {
 		return nil, fmt.Errorf("distribute: Run: %w", err)
 	}
 	return perReplicaOutputs(outs), nil
+}
+
+// StepFunction returns the traced function strategies run for fn: fn
+// itself if it is a *keras.Function, or a keras.Function tracing a plain
+// Go function of one of these types (the replica's inputs in, the tensors
+// to fetch out):
+//
+//	func(inputs []ops.Tensor) ([]ops.Tensor, error)
+//	func(inputs []ops.Tensor) (ops.Tensor, error) // one output, such as the loss
+//	func(inputs []ops.Tensor) error                // no output
+//
+// A plain function is traced once per function value (a closure made once
+// and passed at every step, as a Python train_step is): the traced form is
+// kept for the last few function values given. A closure made anew at
+// every step is traced at every step.
+func StepFunction(fn any) (*keras.Function, error) {
+	var step func([]ops.Tensor) ([]ops.Tensor, error)
+	switch f := fn.(type) {
+	case *keras.Function:
+		if f == nil {
+			return nil, errors.New("nil *keras.Function")
+		}
+		return f, nil
+	case func([]ops.Tensor) ([]ops.Tensor, error):
+		step = f
+	case func([]ops.Tensor) (ops.Tensor, error):
+		if f != nil {
+			step = func(in []ops.Tensor) ([]ops.Tensor, error) {
+				t, err := f(in)
+				if err != nil || t.IsNone() {
+					return nil, err
+				}
+				return []ops.Tensor{t}, nil
+			}
+		}
+	case func([]ops.Tensor) error:
+		if f != nil {
+			step = func(in []ops.Tensor) ([]ops.Tensor, error) { return nil, f(in) }
+		}
+	case nil:
+	default:
+		return nil, fmt.Errorf("step of type %T: want a *keras.Function or a func([]ops.Tensor) returning ([]ops.Tensor, error), (ops.Tensor, error) or error", fn)
+	}
+	if step == nil || reflect.ValueOf(fn).IsNil() {
+		return nil, errors.New("nil step function")
+	}
+	return tracedSteps.get(fn, step), nil
+}
+
+// stepCache keeps the traced form of the last plain step functions, keyed
+// by the function value's closure (an interface holding a func stores the
+// pointer to its closure: distinct closures differ, one closure passed
+// again is the same). Entries hold fn, so a key is never reused while kept.
+type stepCache struct {
+	mu      sync.Mutex
+	entries []stepEntry // most recent last
+}
+
+type stepEntry struct {
+	key unsafe.Pointer
+	fn  any
+	f   *keras.Function
+}
+
+const stepCacheSize = 8
+
+var tracedSteps stepCache
+
+func (c *stepCache) get(fn any, step func([]ops.Tensor) ([]ops.Tensor, error)) *keras.Function {
+	key := (*[2]unsafe.Pointer)(unsafe.Pointer(&fn))[1]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, e := range c.entries {
+		if e.key == key {
+			c.entries = append(append(c.entries[:i:i], c.entries[i+1:]...), e)
+			return e.f
+		}
+	}
+	e := stepEntry{key: key, fn: fn, f: keras.NewFunction(step)}
+	if len(c.entries) == stepCacheSize {
+		c.entries = append(c.entries[:0:0], c.entries[1:]...)
+	}
+	c.entries = append(c.entries, e)
+	return e.f
 }
 
 // Reduce combines a per-replica value, as strategy.reduce: with
