@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -317,10 +316,12 @@ func (t Tensor) Numpy() Value {
 // Float32s returns a copy of v's values.
 func (v Value) Float32s() []float32 { return slices.Clone(v.Data[:v.Shape.Size()]) }
 
-// Float32 returns the one value of v, or an error naming its shape.
-func (v Value) Float32() (float32, error) {
+// Float32 returns the one value of v (float(x) in Python), such as a
+// loss a traced function returned. It panics with an *Error when v does
+// not hold exactly one value.
+func (v Value) Float32() float32 {
 	if v.Shape.Size() != 1 || len(v.Data) < 1 {
-		return 0, fmt.Errorf("ops: Value.Float32: shape %v has %d values, not one", v.Shape, v.Shape.Size())
+		fail("Value.Float32", "shape %v has %d values, not one", v.Shape, v.Shape.Size())
 	}
-	return v.Data[0], nil
+	return v.Data[0]
 }
