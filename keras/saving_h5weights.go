@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/gokeras/gokeras/internal/hdf5"
-	"github.com/gokeras/gokeras/ops"
 )
 
 // Keras 3 weights files (model.weights.h5 in a .keras archive, and
@@ -317,7 +316,3 @@ func (m *Model) structVars(withOptimizer bool) ([]string, []structVar, error) {
 	}
 	return keys, vars, nil
 }
-
-// modelVariable returns the variable of a structure entry, nil for the
-// optimizer's iteration count, learning rate and Nadam's product.
-func (v structVar) variable() *ops.Variable { return v.v }

@@ -502,31 +502,6 @@ func (m *Model) constantLearningRate() (float64, bool) {
 	return m.optimizer.CurrentLearningRate(), true
 }
 
-func (m *Model) writeWeights(nw *npzWriter) error {
-	ws, err := m.namedWeights()
-	if err != nil {
-		return err
-	}
-	for _, w := range ws {
-		if err := nw.addFloat32(w.Name(), w.Shape(), w.Numpy()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (m *Model) writeOptimizer(nw *npzWriter) error {
-	if m.optimizer == nil {
-		return nil
-	}
-	for _, v := range m.optimizer.Variables() {
-		if err := nw.addFloat32(optimizerPrefix+v.Name(), v.Shape(), v.Numpy()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // readVariables reads prefix+name for every variable, checking shapes,
 // without assigning anything.
 func readVariables(r *npzReader, prefix string, vars []*ops.Variable) ([][]float32, error) {

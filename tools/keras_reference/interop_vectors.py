@@ -172,6 +172,23 @@ def renumber_shared_ids(cfg):
     return cfg
 
 
+def h5_tree(path):
+    """Keras' own model.weights.h5 of a .keras archive: every group and
+    every dataset (with its shape), so that the Go tests can compare the
+    paths gokeras computes with Keras' without reading HDF5."""
+    import h5py
+    out = []
+    with zipfile.ZipFile(path) as z:
+        with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as f:
+            def visit(name, obj):
+                if isinstance(obj, h5py.Dataset):
+                    out.append({"path": name, "shape": list(obj.shape), "dtype": str(obj.dtype)})
+                else:
+                    out.append({"path": name, "group": True, "name": str(obj.attrs.get("name", ""))})
+            f.visititems(visit)
+    return out
+
+
 def reproducible_keras(path):
     """Rewrites a .keras archive with fixed member dates and date_saved,
     and shared_object_id renumbered."""
@@ -223,6 +240,7 @@ def main():
             "files": files,
             "inputs": [arr(x) for x in xs],
             "outputs": [arr(y) for y in ys],
+            "h5": h5_tree(path),
         })
         print(f"wrote {path} ({os.path.getsize(path)} bytes)")
     with open(os.path.join(OUT, "cases.json"), "w") as f:
