@@ -25,7 +25,7 @@ func (s *MultiWorkerMirroredStrategy) Run(fn any, batch *DistributedValues) ([]P
 	}
 	outs, err := f.CallReplicas(s.replicas, batch.parts)
 	if err != nil {
-		return nil, fmt.Errorf("distribute: Run: %w", err)
+		return nil, ops.Where("distribute: Run", err)
 	}
 	return perReplicaOutputs(outs), nil
 }

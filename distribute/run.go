@@ -62,7 +62,7 @@ func (s *MirroredStrategy) Run(fn any, batch *DistributedValues) ([]PerReplica, 
 	}
 	outs, err := f.CallReplicas(s, batch.parts)
 	if err != nil {
-		return nil, fmt.Errorf("distribute: Run: %w", err)
+		return nil, ops.Where("distribute: Run", err)
 	}
 	return perReplicaOutputs(outs), nil
 }

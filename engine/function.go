@@ -68,7 +68,7 @@ func (f *Function) Program(shapes []ops.Shape) (p *Program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(*ops.Error); ok {
-				err = fmt.Errorf("%s: %w", f.Name, e)
+				err = ops.Where(f.Name, e)
 				return
 			}
 			panic(r)

@@ -152,7 +152,7 @@ func (m *Model) nInputs() int { return max(len(m.inputs), 1) }
 func guard(what string, err *error) {
 	if r := recover(); r != nil {
 		if e, ok := r.(*ops.Error); ok {
-			*err = fmt.Errorf("keras: %s: %w", what, e)
+			*err = ops.Where("keras: "+what, e)
 			return
 		}
 		panic(r)
@@ -462,7 +462,7 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 			for {
 				if _, err := m.runReplicated(fn, batch, true); err != nil {
 					pass.Close()
-					return hist, fmt.Errorf("keras: Fit: epoch %d, batch %d: %w", epoch+1, step, err)
+					return hist, ops.Where(fmt.Sprintf("keras: Fit: epoch %d, batch %d", epoch+1, step), err)
 				}
 				step++
 				if step-begin >= spe || cfg.StepsPerEpoch > 0 && step >= cfg.StepsPerEpoch {
@@ -475,7 +475,7 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 			logs, err := m.workerLogs()
 			if err != nil {
 				pass.Close()
-				return hist, fmt.Errorf("keras: Fit: epoch %d, batch %d: %w", epoch+1, step-1, err)
+				return hist, ops.Where(fmt.Sprintf("keras: Fit: epoch %d, batch %d", epoch+1, step-1), err)
 			}
 			end := step - 1
 			if err := cbs.each(func(c Callback) error { return c.OnTrainBatchEnd(end, logs) }); err != nil {
@@ -590,7 +590,7 @@ func (m *Model) evaluate(ctx context.Context, src source, maxSteps int, cbs call
 		}
 		for {
 			if _, err := m.runReplicated(fn, batch, false); err != nil {
-				return nil, fmt.Errorf("batch %d: %w", step, err)
+				return nil, ops.Where(fmt.Sprintf("batch %d", step), err)
 			}
 			step++
 			if step-begin >= spe || maxSteps > 0 && step >= maxSteps {
@@ -691,12 +691,12 @@ func (m *Model) PredictAll(x any, cfg PredictConfig) ([]*tensor.Dense, error) {
 		}
 		perReplica, err := m.runReplicated(fn, batch[:min(len(batch), m.nInputs())], false)
 		if err != nil {
-			return nil, fmt.Errorf("keras: Predict: batch %d: %w", step, err)
+			return nil, ops.Where(fmt.Sprintf("keras: Predict: batch %d", step), err)
 		}
 		// Replicas (and workers) hold consecutive rows of the batch.
 		outs, err := m.predictRows(perReplica)
 		if err != nil {
-			return nil, fmt.Errorf("keras: Predict: batch %d: %w", step, err)
+			return nil, ops.Where(fmt.Sprintf("keras: Predict: batch %d", step), err)
 		}
 		if len(outs) == 0 || acc != nil && len(outs) != len(acc) {
 			return nil, fmt.Errorf("keras: Predict: batch %d: %d outputs, %d before", step, len(outs), len(acc))

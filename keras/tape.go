@@ -127,7 +127,7 @@ func (f *Function) CallReplicas(s engine.Strategy, parts [][]ops.Value) (outs []
 	defer guard("Function", &err)
 	res, err := runReplicas(s, fns, parts)
 	if err != nil {
-		return nil, fmt.Errorf("keras: Function: %w", err)
+		return nil, ops.Where("keras: Function", err)
 	}
 	outs = make([][]ops.Value, len(res))
 	for r, vals := range res {

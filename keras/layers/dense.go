@@ -59,7 +59,7 @@ func (l *Dense) Call(in []ops.Tensor, _ bool) ops.Tensor {
 	s := x.Shape()
 	k := l.Kernel.Shape()[0]
 	if len(s) < 2 || s[len(s)-1] != k {
-		panic(&ops.Error{Op: "Dense " + l.name, Msg: fmt.Sprintf("expected input with last dimension %d, got shape %v", k, s)})
+		panic(&ops.Error{Op: fmt.Sprintf("layer %q (Dense)", l.name), Msg: fmt.Sprintf("input shape %v does not match the kernel %v", s, l.Kernel.Shape())})
 	}
 	x2 := x
 	if len(s) > 2 {

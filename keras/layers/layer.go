@@ -58,6 +58,7 @@ type Base struct {
 	regs      map[*ops.Variable]Regularizer
 	rng       *rand.Rand
 	budget    *int64 // weight values AddWeight may still create; nil: no limit
+	calls     firstCall
 }
 
 // LimitWeights makes AddWeight count the values of the weights it creates
@@ -324,5 +325,5 @@ func checkRank(l Layer, x ops.Tensor, ranks ...int) {
 			return
 		}
 	}
-	panic(&ops.Error{Op: l.ClassName() + " " + l.Name(), Msg: fmt.Sprintf("expected input of rank %v, got shape %v", ranks, x.Shape())})
+	panic(&ops.Error{Op: fmt.Sprintf("layer %q (%s)", l.Name(), l.ClassName()), Msg: fmt.Sprintf("expected input of rank %v, got shape %v", ranks, x.Shape())})
 }
