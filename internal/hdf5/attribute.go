@@ -70,6 +70,9 @@ func (d *decoder) attributes(path string, oh *objectHeader) ([]Attr, error) {
 	} else {
 		sort.SliceStable(all, func(i, j int) bool { return all[i].a.Name < all[j].a.Name })
 	}
+	if len(all) == 0 {
+		return nil, nil
+	}
 	out := make([]Attr, len(all))
 	for i, o := range all {
 		out[i] = o.a
