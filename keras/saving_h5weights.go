@@ -234,7 +234,14 @@ func h5Assigner(m *Model, path string, v structVar, d *hdf5.Dataset) (func() err
 		if err != nil || len(vals) != 1 {
 			return nil, fmt.Errorf("%s: the learning rate is not a float scalar", path)
 		}
-		return func() error { m.optimizer.SetLearningRate(float64(vals[0])); return nil }, nil
+		return func() error {
+			// Keras keeps the rate in a float32 variable; a rate that
+			// rounds to the file's keeps its float64 value.
+			if float32(m.optimizer.CurrentLearningRate()) != vals[0] {
+				m.optimizer.SetLearningRate(float64(vals[0]))
+			}
+			return nil
+		}, nil
 	case kindUProduct:
 		return func() error { return nil }, nil // computed from the step count
 	}
