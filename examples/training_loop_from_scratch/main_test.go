@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMain runs main with the arguments in GOKERAS_EXAMPLE_ARGS when that
+// is set, so that tests can run the example as a command without building it.
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv("GOKERAS_EXAMPLE_ARGS"); ok {
+		os.Args = append([]string{"training_loop_from_scratch"}, strings.Fields(args)...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// mnistDir returns the mnist folder of the first $GOKERAS_DATASETS entry
+// holding one (CI points it at the real datasets), or skips.
+func mnistDir(t *testing.T) string {
+	t.Helper()
+	for _, d := range filepath.SplitList(os.Getenv("GOKERAS_DATASETS")) {
+		p := filepath.Join(d, "mnist")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+	}
+	t.Skip("no mnist folder in $GOKERAS_DATASETS: set it to a folder of datasets (../shared/datasets) to run the guide")
+	return ""
+}
+
+// TestGuideRunsOnMNIST runs the whole guide on the real MNIST, each pass
+// cut to 30 batches, and checks its output has the guide's lines in the
+// guide's order: three eager epochs, two with metrics, two with the
+// compiled steps, then the activity-regularized step; losses are finite
+// and the metrics are accuracies that learned something.
+func TestGuideRunsOnMNIST(t *testing.T) {
+	dir := mnistDir(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-data "+dir+" -max-steps 30 -seed 1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	text := string(out)
+	if n := strings.Count(text, "Start of epoch"); n != 7 {
+		t.Errorf("%d epochs started, want 3 + 2 + 2\n%s", n, text)
+	}
+	if n := strings.Count(text, "Training loss (for 1 batch) at step 0: "); n != 8 {
+		t.Errorf("%d first-step loss lines, want 8\n%s", n, text)
+	}
+	if n := strings.Count(text, "Seen so far: 32 samples"); n != 7 {
+		t.Errorf("%d 'Seen so far' lines, want 7\n%s", n, text)
+	}
+	for _, re := range []string{`Training loss \(for 1 batch\) at step 0: ([0-9.]+)\n`, `Training acc over epoch: ([0-9.]+)\n`, `Validation acc: ([0-9.]+)\n`} {
+		ms := regexp.MustCompile(re).FindAllStringSubmatch(text, -1)
+		if len(ms) == 0 {
+			t.Errorf("no line matches %q\n%s", re, text)
+		}
+		for _, m := range ms {
+			v, err := strconv.ParseFloat(m[1], 64)
+			if err != nil || v < 0 || (strings.Contains(re, "acc") && v > 1) {
+				t.Errorf("%q: value %q", re, m[1])
+			}
+		}
+	}
+	// After 30 batches of Adam on raw pixels a 10-class model is well above
+	// chance (0.1) on the validation batches.
+	accs := regexp.MustCompile(`Validation acc: ([0-9.]+)`).FindAllStringSubmatch(text, -1)
+	if len(accs) != 4 {
+		t.Fatalf("%d validation lines, want 4\n%s", len(accs), text)
+	}
+	if v, _ := strconv.ParseFloat(accs[len(accs)-1][1], 64); v < 0.5 {
+		t.Errorf("last validation accuracy %v, want above 0.5\n%s", v, text)
+	}
+	if !strings.Contains(text, "Activity regularization") || !regexp.MustCompile(`Time taken: [0-9.]+s`).MatchString(text) {
+		t.Errorf("missing sections\n%s", text)
+	}
+}
+
+// TestMissingDataIsAnError: -data naming a folder without MNIST fails
+// with the folder's name instead of training on another copy.
+func TestMissingDataIsAnError(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-data-here")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-data "+missing)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no-data-here") || strings.Contains(string(out), "Start of epoch") {
+		t.Errorf("err %v, output %s", err, out)
+	}
+}
