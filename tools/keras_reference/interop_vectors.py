@@ -147,7 +147,7 @@ def two_io():
 MODELS = {
     "cnn": (cnn, ["legacy_model"]),
     "resnet": (resnet, []),
-    "two_io": (two_io, ["legacy_weights"]),
+    "two_io": (two_io, ["legacy_weights", "legacy_model"]),
     # "lstm": (lstm, []),  # once gokeras has LSTM
 }
 
