@@ -42,6 +42,7 @@ type config struct {
 	labelSmoothing float64
 	axis           int
 	set            []string
+	more           moreConfig // losses_more.go
 }
 
 func (c *config) mark(key string) {
