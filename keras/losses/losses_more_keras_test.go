@@ -17,13 +17,13 @@ type kerasLossMoreCase struct {
 	Loss            string
 	Config          map[string]any
 	Kwargs          map[string]any // the constructor's arguments
-	PredActivation  string    `json:"pred_activation"`
-	TrueShape       []int     `json:"true_shape"`
-	YTrue           []float32 `json:"y_true"`
-	PredShape       []int     `json:"pred_shape"`
-	YPred           []float32 `json:"y_pred"`
-	PerExampleShape []int     `json:"per_example_shape"`
-	PerExample      []float32 `json:"per_example"`
+	PredActivation  string         `json:"pred_activation"`
+	TrueShape       []int          `json:"true_shape"`
+	YTrue           []float32      `json:"y_true"`
+	PredShape       []int          `json:"pred_shape"`
+	YPred           []float32      `json:"y_pred"`
+	PerExampleShape []int          `json:"per_example_shape"`
+	PerExample      []float32      `json:"per_example"`
 	Reduced         float64
 	Grad            []float32
 }
