@@ -11,8 +11,10 @@ import (
 // variable the loss does not depend on (or that the trace never read) gets a
 // none Tensor, as tf.GradientTape returns None.
 //
-// gorgonia differentiates a graph once: call Gradients once per trace, with
-// every variable you need.
+// gorgonia caches derivatives on nodes: a second call in a trace works when
+// no node between its variables and its loss was differentiated before
+// (two tapes over separate computations, as a GAN's two steps), and is an
+// error otherwise; then ask for every variable in one call.
 func Gradients(loss Tensor, vars []*Variable) (grads []Tensor, err error) {
 	if loss.n == nil {
 		return nil, fmt.Errorf("ops: Gradients: none loss")
@@ -21,10 +23,6 @@ func Gradients(loss Tensor, vars []*Variable) (grads []Tensor, err error) {
 		return nil, fmt.Errorf("ops: Gradients: loss must be a scalar, got shape %v (reduce it first)", loss.Shape())
 	}
 	tr := loss.tr
-	if tr.differed {
-		return nil, fmt.Errorf("ops: Gradients: already called once in this trace; ask for all variables in one call")
-	}
-	tr.differed = true
 	reach := ancestors(tr, loss.n)
 	var wrt []*gorgonia.Node
 	idx := make([]int, len(vars))
@@ -37,6 +35,10 @@ func Gradients(loss Tensor, vars []*Variable) (grads []Tensor, err error) {
 		idx[i] = len(wrt)
 		wrt = append(wrt, n)
 	}
+	if tr.differed && derivedBefore(tr, reach, wrt) {
+		return nil, fmt.Errorf("ops: Gradients: part of this loss's graph was differentiated by an earlier call in this trace; ask for all variables in one call")
+	}
+	tr.differed = true
 	grads = make([]Tensor, len(vars))
 	if len(wrt) == 0 {
 		return grads, nil
