@@ -212,6 +212,10 @@ func (l *RNN) run(x ops.Tensor, initial []ops.Tensor, mask ops.Tensor, training 
 		}
 	}
 
+	var xps []ops.Tensor // fused: the input product of each timestep, (b, g)
+	if fused {
+		xps = unstackTime(xp, 0, steps)
+	}
 	outs := make([]ops.Tensor, 0, steps)
 	var prevOut ops.Tensor
 	for k := 0; k < steps; k++ {
@@ -222,8 +226,7 @@ func (l *RNN) run(x ops.Tensor, initial []ops.Tensor, mask ops.Tensor, training 
 		var out ops.Tensor
 		var next []ops.Tensor
 		if fused {
-			g := xp.Shape()[2]
-			xt := ops.Reshape(ops.Slice(xp, []int{0, t, 0}, []int{b, 1, g}), ops.Shape{b, g})
+			xt := xps[t]
 			hr := states[0]
 			if !recMask.IsNone() {
 				hr = ops.Mul(hr, recMask)
@@ -307,6 +310,22 @@ func (l *RNN) run(x ops.Tensor, initial []ops.Tensor, mask ops.Tensor, training 
 		})
 	}
 	return y, states
+}
+
+// unstackTime returns the timesteps [lo, hi) of x (b, steps, g) as
+// (b, g) tensors. It slices by halves, so that the gradient of x (each
+// slice's gradient is padded back to the size it was cut from, and the
+// pads summed) costs O(steps log steps) values, not O(steps²) as one
+// slice per timestep of the whole would.
+func unstackTime(x ops.Tensor, lo, hi int) []ops.Tensor {
+	s := x.Shape()
+	if hi-lo == 1 {
+		return []ops.Tensor{ops.Reshape(ops.Slice(x, []int{0, lo, 0}, []int{s[0], 1, s[2]}), ops.Shape{s[0], s[2]})}
+	}
+	mid := (lo + hi) / 2
+	left := ops.Slice(x, []int{0, lo, 0}, []int{s[0], mid - lo, s[2]})
+	right := ops.Slice(x, []int{0, mid, 0}, []int{s[0], hi - mid, s[2]})
+	return append(unstackTime(left, 0, mid-lo), unstackTime(right, 0, hi-mid)...)
 }
 
 // blend is where(m, a, b) for a mask m of 0 and 1 of shape (batch, 1):
