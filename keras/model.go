@@ -21,7 +21,8 @@ type Model struct {
 	name       string
 	className  string
 	sequential bool
-	pending    []layers.Layer // Sequential layers waiting for an input shape
+	pending    []layers.Layer      // Sequential layers waiting for an input shape
+	input      *layers.KerasTensor // a Sequential model's InputLayer, when given
 
 	inputs  []*layers.KerasTensor
 	outputs []*layers.KerasTensor
@@ -65,9 +66,11 @@ type ModelOption func(*Model)
 // ModelName names the model (Keras' name=).
 func ModelName(name string) ModelOption { return func(m *Model) { m.name = name } }
 
-// NewSequential makes a Sequential model of ls. If the first layer declares
-// its input shape (layers.WithInputShape) the model is built now; otherwise
-// at the first Fit, Evaluate or Predict, from the data.
+// NewSequential makes a Sequential model of ls. If the first layer is an
+// InputLayer (layers.NewInputLayer, as keras.Sequential([keras.Input(shape),
+// ...])) or declares its input shape (layers.WithInputShape) the model is
+// built now; otherwise at the first Fit, Evaluate or Predict, from the
+// data.
 func NewSequential(ls ...layers.Layer) (*Model, error) {
 	if err := engine.ScopeErr(); err != nil {
 		return nil, fmt.Errorf("keras: NewSequential: %w", err)
@@ -102,6 +105,15 @@ func (m *Model) Add(l layers.Layer) error {
 	if err := l.Err(); err != nil {
 		return err
 	}
+	if il, ok := l.(*layers.InputLayer); ok {
+		// keras.Sequential([keras.Input(shape), ...]): the model's input,
+		// not one of its layers.
+		if m.inputs != nil || len(m.pending) > 0 {
+			return fmt.Errorf("keras: Add: InputLayer %q must be the first layer of Sequential model %q", il.Name(), m.name)
+		}
+		m.input = il.Tensor()
+		return m.build(il.OutputShape()[1:])
+	}
 	if m.inputs == nil {
 		m.pending = append(m.pending, l)
 		if s := m.pending[0].InputShape(); s != nil {
@@ -122,7 +134,10 @@ func (m *Model) build(shape ops.Shape) error {
 	// Weights made now belong to the strategy the model was created under,
 	// as Keras builds a model under its distribution strategy.
 	defer engine.EnterScope(m.strategy)()
-	in := layers.Input(shape)
+	in := m.input
+	if in == nil {
+		in = layers.Input(shape)
+	}
 	x := in
 	for _, l := range m.pending {
 		x = layers.Apply(l, x)

@@ -7,10 +7,12 @@ import (
 )
 
 // KerasTensor is a symbolic tensor of the functional API: a shape (with
-// batch -1) and the layer call that produced it. Errors along the way are
+// batch -1, and -1 for any dimension of unknown size, Keras' None), a
+// dtype and the layer call that produced it. Errors along the way are
 // kept in it, like bufio.Scanner keeps its error.
 type KerasTensor struct {
 	shape ops.Shape
+	dtype string
 	call  *CallNode
 	err   error
 }
@@ -28,6 +30,15 @@ type CallNode struct {
 // Shape returns the symbolic shape; dimension 0 is the batch (-1).
 func (k *KerasTensor) Shape() ops.Shape { return k.shape.Clone() }
 
+// Dtype returns the tensor's dtype: "float32", or the dtype of the Input
+// it is (WithDtype).
+func (k *KerasTensor) Dtype() string {
+	if k.dtype == "" {
+		return "float32"
+	}
+	return k.dtype
+}
+
 // Err returns the first error met building this tensor.
 func (k *KerasTensor) Err() error { return k.err }
 
@@ -37,15 +48,35 @@ func (k *KerasTensor) Node() *CallNode { return k.call }
 // InputLayer is the layer behind [Input]: it passes its input through.
 type InputLayer struct {
 	Base
-	shape ops.Shape
+	shape  ops.Shape
+	tensor *KerasTensor
 }
 
+// None is a dimension of unknown size in an Input's shape (Keras'
+// None): keras.Input(shape=(None, 8)) is Input([]int{layers.None, 8}).
+// A model traces its steps once per concrete input shape, so a model
+// with None dimensions (variable sequence lengths) retraces for each new
+// length it sees.
+const None = -1
+
 // Input makes a symbolic input of the given shape (without batch), as
-// keras.Input. Options: WithName.
+// keras.Input. A dimension may be [None] (-1), of unknown size. Options:
+// WithName, WithDtype ("float32", the default, or "int32" / "int64" for
+// token ids feeding an Embedding: the ids still travel as float32
+// values, exact up to 2^24).
 func Input(shape []int, opts ...Option) *KerasTensor {
+	return NewInputLayer(shape, opts...).tensor
+}
+
+// NewInputLayer makes the InputLayer of an [Input], as
+// keras.layers.InputLayer(shape=...): a Sequential model that starts
+// with it is built for that shape at once, as
+// keras.Sequential([keras.Input(shape), ...]). Its [InputLayer.Output]
+// is the symbolic input.
+func NewInputLayer(shape []int, opts ...Option) *InputLayer {
 	l := &InputLayer{shape: append(ops.Shape{-1}, shape...)}
 	l.Base.class = "InputLayer"
-	l.cfg, l.err = newConfig("InputLayer", nil, opts)
+	l.cfg, l.err = newConfig("InputLayer", []string{"dtype"}, opts)
 	l.name = l.cfg.name
 	if l.name == "" {
 		l.name = UniqueName("input")
@@ -57,14 +88,26 @@ func Input(shape []int, opts ...Option) *KerasTensor {
 	l.built = true
 	l.trainable = true
 	for _, d := range shape {
-		if d <= 0 && l.err == nil {
-			l.err = fmt.Errorf("layers: Input %q: shape %v has a non-positive dimension", l.name, shape)
+		if (d == 0 || d < None) && l.err == nil {
+			l.err = fmt.Errorf("layers: Input %q: shape %v has a non-positive dimension %d; want sizes > 0, or None (-1) for an unknown size", l.name, shape, d)
 		}
 	}
-	kt := &KerasTensor{shape: l.shape, err: l.err}
+	dtype := l.cfg.input.dtype
+	if err := checkInputDtype(dtype); err != nil && l.err == nil {
+		l.err = fmt.Errorf("layers: Input %q: %w", l.name, err)
+	}
+	kt := &KerasTensor{shape: l.shape, dtype: dtype, err: l.err}
 	kt.call = &CallNode{Layer: l, Output: kt, IsInput: true}
-	return kt
+	l.tensor = kt
+	l.recordCall(nil, kt)
+	return l
 }
+
+// Tensor returns the symbolic input the layer makes (its output).
+func (l *InputLayer) Tensor() *KerasTensor { return l.tensor }
+
+// Dtype returns the input's dtype ("float32" unless WithDtype).
+func (l *InputLayer) Dtype() string { return l.tensor.Dtype() }
 
 // Build implements Layer.
 func (l *InputLayer) Build([]ops.Shape) error { return nil }
@@ -74,7 +117,13 @@ func (l *InputLayer) Call(in []ops.Tensor, _ bool) ops.Tensor { return in[0] }
 
 // GetConfig implements Layer.
 func (l *InputLayer) GetConfig() map[string]any {
-	return map[string]any{"name": l.name, "batch_input_shape": append([]any{nil}, intsAny(l.shape[1:])...), "dtype": "float32", "sparse": false}
+	shape := make([]any, len(l.shape))
+	for i, d := range l.shape {
+		if d >= 0 {
+			shape[i] = d
+		}
+	}
+	return map[string]any{"name": l.name, "batch_input_shape": shape, "dtype": l.Dtype(), "sparse": false}
 }
 
 // OutputShape returns the input's shape (batch -1).
@@ -112,6 +161,11 @@ func Apply(l Layer, inputs ...*KerasTensor) *KerasTensor {
 	callCounts[l] = idx + 1
 	namesMu.Unlock()
 	out.call = &CallNode{Layer: l, Inputs: inputs, Output: out, Index: idx}
+	if r, ok := l.(interface {
+		recordCall([]*KerasTensor, *KerasTensor)
+	}); ok {
+		r.recordCall(inputs, out)
+	}
 	return out
 }
 
@@ -138,24 +192,53 @@ func OutputShape(l Layer, shapes []ops.Shape) (out ops.Shape, err error) {
 			err = fmt.Errorf("layers: %s %q: input %v: %w", l.ClassName(), l.Name(), shapesStr(shapes), e)
 		}
 	}()
-	// A stand-in batch of 2: shapes are checked, nothing is computed.
-	tr := ops.NewTrace(false, 0, 0)
-	ins := make([]ops.Tensor, len(shapes))
-	for i, s := range shapes {
-		c := s.Clone()
-		for j := range c {
-			if c[j] < 0 {
-				c[j] = 2
+	// A stand-in batch of 2, and stand-in sizes for None dimensions:
+	// shapes are checked, nothing is computed. With None dimensions a
+	// second trace with other sizes tells which output dimensions follow
+	// them (None) and which do not.
+	trace := func(none int) ops.Shape {
+		tr := ops.NewTrace(false, 0, 0)
+		ins := make([]ops.Tensor, len(shapes))
+		for i, s := range shapes {
+			c := s.Clone()
+			for j := range c {
+				if c[j] < 0 {
+					c[j] = none
+					if j == 0 {
+						c[j] = 2
+					}
+				}
+			}
+			ins[i] = tr.Input("x", c)
+		}
+		return l.Call(ins, false).Shape()
+	}
+	out = trace(5)
+	if hasNone(shapes) {
+		other := trace(7)
+		for i := range out {
+			if i < len(other) && other[i] != out[i] {
+				out[i] = -1
 			}
 		}
-		ins[i] = tr.Input("x", c)
 	}
-	y := l.Call(ins, false)
-	out = y.Shape()
 	if len(out) > 0 && len(shapes) > 0 && len(shapes[0]) > 0 && shapes[0][0] < 0 {
 		out[0] = -1
 	}
 	return out, nil
+}
+
+// hasNone reports whether a shape has a dimension of unknown size past
+// the batch.
+func hasNone(shapes []ops.Shape) bool {
+	for _, s := range shapes {
+		for j, d := range s {
+			if j > 0 && d < 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func shapesStr(s []ops.Shape) string {

@@ -54,6 +54,8 @@ type config struct {
 	act  actConfig  // activation_options.go
 
 	conv convMoreConfig // options_conv_more.go
+
+	input inputConfig // options_input.go
 }
 
 func (c *config) mark(key string) { c.set[key] = true }
