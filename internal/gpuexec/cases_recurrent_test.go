@@ -1,0 +1,42 @@
+package gpuexec_test
+
+import (
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// The recurrent layers add no op kind of their own: their time loop is
+// unrolled into MatMul, Slice, Concat, Reverse, the activations and the
+// elementwise ops. These compositions check that loop on the device as a
+// whole (masks, go_backwards, both GRU variants, Bidirectional), with
+// seeded weights so that the CPU and device builds are the same graph.
+func init() {
+	mask := []float32{1, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1}
+	recurrentCase := func(name string, mk func() layers.Layer, masked bool) opCase {
+		return opCase{name: name, shapes: []ops.Shape{{3, 5, 4}}, wrt: []int{0},
+			build: func(tr *ops.Trace, in []ops.Tensor) ops.Tensor {
+				l := mk()
+				if _, err := layers.OutputShape(l, []ops.Shape{{-1, 5, 4}}); err != nil {
+					panic(err)
+				}
+				if masked {
+					layers.SetMask(in[0], tr.Constant(ops.Shape{3, 5}, mask))
+				}
+				return l.Call(in, false)
+			}}
+	}
+	opCases = append(opCases,
+		recurrentCase("LSTMSequenceMasked", func() layers.Layer {
+			return layers.NewLSTM(6, layers.WithSeed(3), layers.WithReturnSequences(true))
+		}, true),
+		recurrentCase("GRUBackwards", func() layers.Layer {
+			return layers.NewGRU(5, layers.WithSeed(4), layers.WithGoBackwards(true))
+		}, false),
+		recurrentCase("GRUResetBefore", func() layers.Layer {
+			return layers.NewGRU(5, layers.WithSeed(5), layers.WithResetAfter(false), layers.WithReturnSequences(true))
+		}, false),
+		recurrentCase("BidirectionalSimpleRNNMasked", func() layers.Layer {
+			return layers.NewBidirectional(layers.NewSimpleRNN(4, layers.WithSeed(6), layers.WithReturnSequences(true)), layers.WithMergeMode("sum"))
+		}, true),
+	)
+}
