@@ -145,7 +145,15 @@ func (d *decoder) group(path string, addr uint64) (*Group, error) {
 	return d.groupFrom(path, addr, oh)
 }
 
+// maxDepth bounds group nesting (each level is a distinct object, so a
+// file can only nest as deep as it has headers; this keeps recursion
+// shallow regardless).
+const maxDepth = 4096
+
 func (d *decoder) groupFrom(path string, addr uint64, oh *objectHeader) (*Group, error) {
+	if len(d.onPath) >= maxDepth {
+		return nil, &pathError{path, fmt.Errorf("groups nested deeper than %d", maxDepth)}
+	}
 	d.onPath[addr] = true
 	defer delete(d.onPath, addr)
 	g := &Group{Name: baseName(path)}

@@ -16,6 +16,7 @@ type fheap struct {
 	checksums bool
 	huge      uint64 // v2 B-tree of huge objects
 	blocks    []fblock
+	cache     map[uint64][]byte // direct blocks read so far
 }
 
 type fblock struct{ off, size, addr uint64 }
@@ -153,12 +154,19 @@ func (h *fheap) get(id []byte) ([]byte, error) {
 			if n > b.size-(off-b.off) {
 				return nil, errors.New("fractal heap object overruns its block")
 			}
-			blk, err := h.d.read(b.addr, b.size)
-			if err != nil {
-				return nil, fmt.Errorf("fractal heap direct block: %w", err)
-			}
-			if string(blk[:4]) != "FHDB" {
-				return nil, errors.New("fractal heap direct block without FHDB signature")
+			blk, ok := h.cache[b.addr]
+			if !ok {
+				var err error
+				if blk, err = h.d.read(b.addr, b.size); err != nil {
+					return nil, fmt.Errorf("fractal heap direct block: %w", err)
+				}
+				if string(blk[:4]) != "FHDB" {
+					return nil, errors.New("fractal heap direct block without FHDB signature")
+				}
+				if h.cache == nil {
+					h.cache = map[uint64][]byte{}
+				}
+				h.cache[b.addr] = blk
 			}
 			return blk[off-b.off : off-b.off+n], nil
 		}

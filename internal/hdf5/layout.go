@@ -154,6 +154,7 @@ func (d *decoder) chunked(l layout, space dataspace, t dtype, fs []filter, raw [
 	if len(raw) == 0 {
 		return nil
 	}
+	done := map[uint64]bool{} // chunks placed, by linear index in grid
 	place := func(addr, stored uint64, mask uint32, scaled []uint64) error {
 		if addr == undef || addr == 0 {
 			return nil
@@ -167,6 +168,13 @@ func (d *decoder) chunked(l layout, space dataspace, t dtype, fs []filter, raw [
 				edge = true
 			}
 		}
+		// An index naming a chunk twice would make us inflate it again
+		// and again: work the file did not pay for.
+		k := linear(scaled, grid)
+		if done[k] {
+			return fmt.Errorf("chunk %v listed twice by the chunk index", scaled)
+		}
+		done[k] = true
 		var b []byte
 		var err error
 		if len(fs) == 0 || (edge && l.noEdgeFilter) {

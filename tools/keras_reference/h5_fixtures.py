@@ -204,6 +204,21 @@ def keras2_style(path):
         mw.create_group("dropout").attrs["weight_names"] = np.array([], dtype="S1")
 
 
+def real_keras(legacy_path, weights_path):
+    """The same kind of files written by Keras itself (3.x): a legacy .h5
+    model with optimizer weights, and a .weights.h5 (H5IOStore)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import keras
+
+    keras.utils.set_random_seed(0)
+    m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, name="dense"),
+                          keras.layers.Dropout(0.1), keras.layers.Dense(2, name="out")])
+    m.compile(optimizer="adam", loss="mse")
+    m.fit(np.ones((8, 4)), np.ones((8, 2)), epochs=1, verbose=0)
+    m.save(legacy_path)
+    m.save_weights(weights_path)
+
+
 def links(path_soft, path_ext):
     with h5py.File(path_soft, "w") as f:
         f["real"] = np.arange(3, dtype="f4")
@@ -273,6 +288,8 @@ def main():
         "keras3_weights.h5": keras3_style,
         "keras2_model.h5": keras2_style,
     }
+    makers["keras_real_legacy.h5"] = lambda p: real_keras(p, os.path.join(OUT, "keras_real.weights.h5"))
+    makers["keras_real.weights.h5"] = lambda p: None  # written with the legacy file
     manifest = {}
     for name, make in makers.items():
         p = os.path.join(OUT, name)
