@@ -15,7 +15,7 @@ import (
 )
 
 // Fuzz targets for every reader of files in this package: LoadWeights
-// (.weights.npz), LoadModel (.keras), Checkpoint.Restore and
+// (.weights.h5, legacy .h5, .weights.npz), LoadModel (.keras, legacy .h5), Checkpoint.Restore and
 // RestoreCheckpoint (which BackupAndRestore uses). Invariants on every
 // input: no panic, at most fuzzMaxTime, and at most fuzzAllocBase +
 // fuzzAllocPerByte bytes allocated per byte of input. For zip archives the
@@ -110,11 +110,32 @@ func fuzzPath(t *testing.T, dir, name string, data []byte) string {
 	return path
 }
 
+// h5Signature starts every HDF5 file: inputs that begin with it are
+// written as .h5 files, so that the HDF5 readers are fuzzed too.
+var h5Signature = []byte("\x89HDF\r\n\x1a\n")
+
+// testdataSeed returns a committed file's bytes.
+func testdataSeed(f *testing.F, path string) []byte {
+	b, err := os.ReadFile(filepath.Join("testdata", path))
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}
+
 func FuzzLoadWeights(f *testing.F) {
 	m, dir := fuzzModel(f), f.TempDir()
 	f.Add(seedFile(f, "a.weights.npz", m.SaveWeights))
+	// Keras 3 layout (with the optimizer's variables), Keras 2's
+	// weights-only layout, and a .keras archive written by Keras.
+	f.Add(seedFile(f, "a.weights.h5", m.SaveWeights))
+	f.Add(testdataSeed(f, "interop/two_io_legacy.weights.h5"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := fuzzPath(t, dir, "f.weights.npz", data)
+		name := "f.weights.npz"
+		if bytes.HasPrefix(data, h5Signature) {
+			name = "f.weights.h5"
+		}
+		path := fuzzPath(t, dir, name, data)
 		bounded(t, int64(len(data)), inflated(data, weightsFileBound(m)), func() { _ = m.LoadWeights(path) })
 	})
 }
@@ -122,8 +143,15 @@ func FuzzLoadWeights(f *testing.F) {
 func FuzzLoadModel(f *testing.F) {
 	dir := f.TempDir()
 	f.Add(seedFile(f, "a.keras", fuzzModel(f).Save))
+	// Written by Keras: a .keras archive and a legacy Keras 2 .h5 model.
+	f.Add(testdataSeed(f, "interop/two_io.keras"))
+	f.Add(testdataSeed(f, "interop/two_io_legacy.h5"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := fuzzPath(t, dir, "f.keras", data)
+		name := "f.keras"
+		if bytes.HasPrefix(data, h5Signature) {
+			name = "f.h5"
+		}
+		path := fuzzPath(t, dir, name, data)
 		bounded(t, int64(len(data)), inflated(data, maxConfigBytes), func() { _, _ = LoadModel(path) })
 	})
 }
