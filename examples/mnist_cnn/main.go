@@ -4,6 +4,7 @@
 //
 //	go run ./examples/mnist_cnn                  # Fashion-MNIST, 5 epochs
 //	go run ./examples/mnist_cnn -dataset mnist   # MNIST digits
+//	go run ./examples/mnist_cnn -save-model cnn.keras  # then keras.saving.load_model("cnn.keras") in Python
 //
 // Data comes from -data DIR (that folder only), else the Keras cache
 // (~/.keras/datasets), the folders listed in $GOKERAS_DATASETS or the
@@ -40,7 +41,8 @@ func main() {
 	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch")
 	replicas := flag.Int("replicas", 1, "replicas of MirroredStrategy (logical CPUs when there is no GPU)")
 	flag.StringVar(&backupDir, "backup-dir", "", "BackupAndRestore directory: an interrupted run started again resumes at the epoch it reached")
-	flag.StringVar(&saveWeights, "save-weights", "", "write the final weights to this .weights.npz file")
+	flag.StringVar(&saveWeights, "save-weights", "", "write the final weights to this .weights.h5 file (Keras 3's weights file; .npz for a NumPy archive)")
+	flag.StringVar(&saveModel, "save-model", "", "write the whole model after training to this .keras file (Keras 3's format: Python Keras' load_model reads it)")
 	flag.StringVar(&plotPath, "plot", "history.png", "write the training curves to this PNG (empty: no plot)")
 	flag.IntVar(&globalBatch, "global-batch", 0, "global batch size (default: -batch-size times the replicas, as the tutorial); fixing it makes runs with different replica counts the same computation")
 	flag.Parse()
@@ -51,7 +53,7 @@ func main() {
 }
 
 var (
-	backupDir, saveWeights, plotPath string
+	backupDir, saveWeights, saveModel, plotPath string
 	globalBatch                      int
 )
 
@@ -132,6 +134,11 @@ func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verb
 	}
 	if saveWeights != "" {
 		if err := model.SaveWeights(saveWeights); err != nil {
+			return err
+		}
+	}
+	if saveModel != "" {
+		if err := model.Save(saveModel); err != nil {
 			return err
 		}
 	}
