@@ -54,7 +54,7 @@ func main() {
 
 var (
 	backupDir, saveWeights, saveModel, plotPath string
-	globalBatch                      int
+	globalBatch                                 int
 )
 
 func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verbose, replicas int) error {
