@@ -3,9 +3,11 @@ package keras_test
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
@@ -179,4 +181,80 @@ func TestEagerMetricAndErrors(t *testing.T) {
 	if _, err := tape.Gradient(ops.Sum(out, false), m.TrainableVariables()); err == nil {
 		t.Error("a second Gradient on a tape: no error")
 	}
+}
+
+// actReg is the guide's ActivityRegularizationLayer: it adds 1e-2·sum(x)
+// to the step's losses and returns x.
+type actReg struct{ layers.Base }
+
+func (l *actReg) Call(in []ops.Tensor, _ bool) ops.Tensor {
+	ops.AddLoss(ops.Scale(ops.Sum(in[0], false), 1e-2))
+	return in[0]
+}
+
+// TestEagerModelLosses: model.Losses after an eager call holds the weight
+// regularizer's penalty and the loss a layer added, with the values
+// computed by hand, and the tape differentiates through them.
+func TestEagerModelLosses(t *testing.T) {
+	layers.SetRandomSeed(3)
+	dense := layers.NewDense(3, layers.WithKernelRegularizer(layers.L2(0.5)))
+	m, err := keras.NewSequential(dense, &actReg{Base: layers.NewBase("ActReg")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float32{1, -1, 0.5, 2}))
+	tape := keras.NewGradientTape()
+	y, err := m.CallEager(x, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := m.Losses(y.Trace())
+	if len(ls) != 2 {
+		t.Fatalf("%d losses, want the L2 penalty and the added loss", len(ls))
+	}
+	w := dense.Weights()[0].Numpy()
+	var l2, sum float64
+	for _, v := range w {
+		l2 += 0.5 * float64(v) * float64(v)
+	}
+	for _, v := range y.Float32s() {
+		sum += float64(v)
+	}
+	if got := float64(ls[0].Float32()); math.Abs(got-l2) > 1e-5 {
+		t.Errorf("L2 penalty %v, want %v", got, l2)
+	}
+	if got := float64(ls[1].Float32()); math.Abs(got-1e-2*sum) > 1e-5 {
+		t.Errorf("added loss %v, want %v", got, 1e-2*sum)
+	}
+	grads, err := tape.Gradient(ops.AddN(ls...), m.TrainableVariables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// d/db of 1e-2·sum(x·W + b) is 1e-2 per example: 0.02.
+	for _, g := range grads[1].Float32s() {
+		if math.Abs(float64(g)-0.02) > 1e-6 {
+			t.Fatalf("d/db = %v, want 0.02 each", grads[1].Float32s())
+		}
+	}
+	if len(m.Losses(nil)) != 0 {
+		t.Error("Losses(nil) is not empty")
+	}
+}
+
+// TestDroppedTapeStopsRecording: a tape left without Gradient or Stop
+// stops receiving eager ops once it is collected.
+func TestDroppedTapeStopsRecording(t *testing.T) {
+	func() {
+		keras.NewGradientTape() // dropped at once
+	}()
+	a := ops.FromValue(ops.Value{Shape: ops.Shape{1}, Data: []float32{1}})
+	for range 50 {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+		b := ops.FromValue(ops.Value{Shape: ops.Shape{1}, Data: []float32{1}})
+		if b.Trace() != a.Trace() {
+			return // a fresh trace per constant: nothing records any more
+		}
+	}
+	t.Fatal("eager ops still go to a dropped tape's trace after 50 collections")
 }

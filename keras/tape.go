@@ -3,6 +3,7 @@ package keras
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -27,7 +28,7 @@ import (
 // on them) go to the newest tape that records: Go has no goroutine
 // identity, so a tape records such ops of every goroutine, and concurrent
 // steps belong in traced functions ([NewFunction]). A tape stops recording
-// at Gradient or Stop.
+// at Gradient or Stop (or, dropped without either, once collected).
 type GradientTape struct {
 	used bool
 	stop func()
@@ -38,7 +39,11 @@ var tapeSeed atomic.Uint64
 // NewGradientTape starts a tape.
 func NewGradientTape() *GradientTape {
 	_, stop := ops.StartRecording(true, tapeSeed.Add(1))
-	return &GradientTape{stop: stop}
+	t := &GradientTape{stop: stop}
+	// A tape dropped without Gradient or Stop (an early return) stops
+	// recording once collected, so later eager ops do not pile up in it.
+	runtime.AddCleanup(t, func(stop func()) { stop() }, stop)
+	return t
 }
 
 // Stop ends the recording without asking for gradients (the end of a
