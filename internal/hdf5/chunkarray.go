@@ -214,7 +214,10 @@ func (d *decoder) extensibleArray(addr uint64, filtered bool, f chunkEntry) erro
 		pos := a + hdr + 4
 		for p := uint64(0); p < k/page; p++ {
 			size := page*uint64(esize) + 4
-			if bitmap != nil && bitmap[(bit+p)/8]&(0x80>>((bit+p)%8)) != 0 {
+			if bitmap != nil && (bit+p)/8 >= uint64(len(bitmap)) {
+				return errors.New("extensible array page bitmap too short")
+			}
+			if bitmap == nil || bitmap[(bit+p)/8]&(0x80>>((bit+p)%8)) != 0 {
 				b, err := d.read(pos, size)
 				if err != nil {
 					return fmt.Errorf("extensible array page: %w", err)
@@ -248,7 +251,11 @@ func (d *decoder) extensibleArray(addr uint64, filtered bool, f chunkEntry) erro
 		s := info[u]
 		var bm uint64
 		if s.nelmts > page {
-			bm = (s.ndblks*(s.nelmts/page) + 7) / 8
+			hi, pages := bits.Mul64(s.ndblks, s.nelmts/page)
+			if hi != 0 || pages > 8*d.size {
+				return errors.New("extensible array secondary block too large")
+			}
+			bm = (pages + 7) / 8
 		}
 		r, err := d.rdAt(sa, uint64(pre+offBytes)+bm+s.ndblks*uint64(d.offSize)+4)
 		if err != nil {

@@ -68,7 +68,7 @@ func (d *decoder) dataset(path string, oh *objectHeader) (*Dataset, error) {
 		return nil, err
 	}
 	raw := make([]byte, total)
-	if fill := d.fillValue(oh, t); fill != nil {
+	if fill := d.fillValue(oh, t); fill != nil && !(lay.class == 1 && lay.addr != undef) {
 		for i := 0; i+len(fill) <= len(raw); i += len(fill) {
 			copy(raw[i:], fill)
 		}
@@ -84,11 +84,9 @@ func (d *decoder) dataset(path string, oh *objectHeader) (*Dataset, error) {
 			if lay.size < total {
 				return nil, fmt.Errorf("contiguous storage of %d bytes holds less than the %d bytes of the dataspace", lay.size, total)
 			}
-			b, err := d.read(lay.addr, total)
-			if err != nil {
+			if err := d.readInto(raw, lay.addr); err != nil {
 				return nil, fmt.Errorf("contiguous data: %w", err)
 			}
-			copy(raw, b)
 		}
 	case 2:
 		if err := d.chunked(lay, space, t, fs, raw); err != nil {

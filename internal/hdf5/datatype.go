@@ -2,6 +2,7 @@ package hdf5
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -156,6 +157,16 @@ func decodeFixed(t dtype, raw []byte, n int) (any, error) {
 		return nil, fmt.Errorf("%d bytes hold fewer than %d elements", len(raw), n)
 	}
 	u := func(i int) uint64 {
+		if !t.be {
+			switch t.size {
+			case 4:
+				return uint64(binary.LittleEndian.Uint32(raw[4*i:]))
+			case 8:
+				return binary.LittleEndian.Uint64(raw[8*i:])
+			case 2:
+				return uint64(binary.LittleEndian.Uint16(raw[2*i:]))
+			}
+		}
 		b := raw[i*t.size : (i+1)*t.size]
 		var v uint64
 		for k := range b {

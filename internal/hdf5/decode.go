@@ -10,6 +10,9 @@ import (
 // Decode reads the HDF5 file held by r (size bytes) and returns its root
 // group "/", with every dataset and attribute value in memory.
 //
+// An object reached through several hard links appears under each name;
+// those copies share their contents (children, attributes, values).
+//
 // Decode never trusts a size the file declares: metadata must lie inside
 // the file, and values (after decompression) are bounded by lim. Soft and
 // external links, external storage and virtual datasets are refused with
@@ -28,7 +31,10 @@ func Decode(r io.ReaderAt, size int64, lim Limits) (*Group, error) {
 		lim.MaxObjects = 1 << 20
 	}
 	d := &decoder{r: r, size: uint64(size), budget: lim.MaxBytes, lim: lim,
-		onPath: map[uint64]bool{}, gheaps: map[uint64]map[uint32][]byte{}}
+		onPath: map[uint64]bool{}, gheaps: map[uint64]map[uint32][]byte{},
+		groups: map[uint64]*Group{}, datasets: map[uint64]*Dataset{}, weight: map[uint64]int{}}
+	d.readLeft = 32*d.size + 64<<20
+	d.inflateLeft = 2 * uint64(lim.MaxBytes)
 	root, err := d.superblock()
 	if err != nil {
 		return nil, fmt.Errorf("hdf5: superblock: %w", err)
@@ -52,6 +58,18 @@ type decoder struct {
 	objects int
 	onPath  map[uint64]bool // object headers being decoded (cycle check)
 	gheaps  map[uint64]map[uint32][]byte
+	// Objects decoded so far by header address: an object reached again
+	// through another hard link is shared, not decoded again.
+	groups   map[uint64]*Group
+	datasets map[uint64]*Dataset
+	weight   map[uint64]int // objects counted while decoding each of them
+	// readLeft bounds the bytes read in all: a well-formed file reads each
+	// structure about once, so a file that makes us re-read its bytes many
+	// times (overlapping B-tree nodes, chunks, ...) is cut off, keeping
+	// decoding time proportional to the file size.
+	readLeft uint64
+	// inflateLeft bounds the bytes all filtered chunks inflate to.
+	inflateLeft uint64
 }
 
 // pathError is an error already naming its object.
@@ -82,10 +100,27 @@ func (d *decoder) read(addr, n uint64) ([]byte, error) {
 		return nil, fmt.Errorf("%d bytes at address %d lie beyond the end of the file (%d bytes)", n, addr, d.size)
 	}
 	b := make([]byte, n)
-	if _, err := d.r.ReadAt(b, int64(a)); err != nil && !(errors.Is(err, io.EOF) && a+n == d.size) {
-		return nil, fmt.Errorf("read %d bytes at %d: %w", n, addr, err)
+	if err := d.readInto(b, addr); err != nil {
+		return nil, err
 	}
 	return b, nil
+}
+
+// readInto fills b from file address addr.
+func (d *decoder) readInto(b []byte, addr uint64) error {
+	n := uint64(len(b))
+	a := addr + d.base
+	if addr == undef || a < addr || a > d.size || n > d.size-a {
+		return fmt.Errorf("%d bytes at address %d lie beyond the end of the file (%d bytes)", n, addr, d.size)
+	}
+	if n > d.readLeft {
+		return errors.New("file structure makes the decoder re-read its bytes too often (overlapping or repeated structures)")
+	}
+	d.readLeft -= n
+	if _, err := d.r.ReadAt(b, int64(a)); err != nil && !(errors.Is(err, io.EOF) && a+n == d.size) {
+		return fmt.Errorf("read %d bytes at %d: %w", n, addr, err)
+	}
+	return nil
 }
 
 // readUpTo reads at most n bytes at addr, fewer where the file ends.
@@ -181,6 +216,26 @@ func (d *decoder) groupFrom(path string, addr uint64, oh *objectHeader) (*Group,
 		if d.onPath[l.addr] {
 			return nil, &pathError{p, errors.New("links back to a group containing it (cycle)")}
 		}
+		if n, ok := d.weight[l.addr]; ok {
+			// Shared again: count its whole subtree, so the tree a caller
+			// walks stays within MaxObjects.
+			if d.objects += n; d.objects > d.lim.MaxObjects {
+				return nil, &pathError{p, fmt.Errorf("more than Limits.MaxObjects=%d objects (through repeated hard links)", d.lim.MaxObjects)}
+			}
+		}
+		if c, ok := d.groups[l.addr]; ok {
+			cp := *c
+			cp.Name = l.name
+			g.Groups = append(g.Groups, &cp)
+			continue
+		}
+		if c, ok := d.datasets[l.addr]; ok {
+			cp := *c
+			cp.Name = l.name
+			g.Datasets = append(g.Datasets, &cp)
+			continue
+		}
+		before := d.objects
 		coh, err := d.objectHeader(l.addr)
 		if err != nil {
 			return nil, at(p, err)
@@ -192,6 +247,8 @@ func (d *decoder) groupFrom(path string, addr uint64, oh *objectHeader) (*Group,
 				return nil, err
 			}
 			c.Name = l.name
+			d.groups[l.addr] = c
+			d.weight[l.addr] = d.objects - before
 			g.Groups = append(g.Groups, c)
 		case kindDataset:
 			ds, err := d.dataset(p, coh)
@@ -199,6 +256,8 @@ func (d *decoder) groupFrom(path string, addr uint64, oh *objectHeader) (*Group,
 				return nil, at(p, err)
 			}
 			ds.Name = l.name
+			d.datasets[l.addr] = ds
+			d.weight[l.addr] = d.objects - before
 			g.Datasets = append(g.Datasets, ds)
 		default:
 			// A committed datatype or an unknown object: not data.

@@ -160,7 +160,7 @@ func (h *fheap) get(id []byte) ([]byte, error) {
 				if blk, err = h.d.read(b.addr, b.size); err != nil {
 					return nil, fmt.Errorf("fractal heap direct block: %w", err)
 				}
-				if string(blk[:4]) != "FHDB" {
+				if len(blk) < 4 || string(blk[:4]) != "FHDB" {
 					return nil, errors.New("fractal heap direct block without FHDB signature")
 				}
 				if h.cache == nil {

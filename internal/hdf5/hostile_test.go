@@ -180,3 +180,31 @@ func TestNotHDF5(t *testing.T) {
 		}
 	}
 }
+
+// TestHardLinksShared: two hard links to one dataset both appear, with
+// the same value, and the object is decoded once.
+func TestHardLinksShared(t *testing.T) {
+	var lay buf
+	lay.bytes([]byte{3, 0})
+	lay.u16(8)
+	lay.bytes([]byte{1, 0, 0, 0, 2, 0, 0, 0})
+	dt, _ := encodeDatatype([]int32{}, false)
+	b := craft(t, 2, func(a []uint64) [][]wmsg {
+		return [][]wmsg{
+			groupMsgs(encodeLink("b", 0, a[1]), encodeLink("a", 1, a[1])),
+			{{msgDataspace, 0, encodeDataspace([]int{2})}, {msgDatatype, 1, dt}, {msgLayout, 0, lay}},
+		}
+	})
+	g, err := decodeBytes(b, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Datasets) != 2 || g.Datasets[0].Name != "b" || g.Datasets[1].Name != "a" {
+		t.Fatalf("datasets %+v", g.Datasets)
+	}
+	for _, d := range g.Datasets {
+		if v := d.Value.([]int32); len(v) != 2 || v[0] != 1 || v[1] != 2 {
+			t.Errorf("%s = %v", d.Name, v)
+		}
+	}
+}

@@ -183,6 +183,10 @@ func (d *decoder) chunked(l layout, space dataspace, t dtype, fs []filter, raw [
 			if stored > d.size {
 				return fmt.Errorf("chunk of %d stored bytes exceeds the file", stored)
 			}
+			if chunkBytes > d.inflateLeft {
+				return fmt.Errorf("chunks inflate to more than twice Limits.MaxBytes (%d)", d.lim.MaxBytes)
+			}
+			d.inflateLeft -= chunkBytes
 			b, err = d.read(addr, stored)
 			if err == nil {
 				b, err = unfilter(fs, mask, b, int(chunkBytes), t.size)

@@ -68,6 +68,13 @@ func (d *decoder) objectHeader(addr uint64) (*objectHeader, error) {
 	oh := &objectHeader{}
 	var pending []chunk
 	seen := map[uint64]bool{addr: true}
+	var total uint64 // bytes of all chunks: well-formed chunks do not overlap
+	more := func(n uint64) error {
+		if total += n; total > d.size {
+			return errors.New("object header chunks add up to more than the file")
+		}
+		return nil
+	}
 	if len(b) >= 4 && string(b[:4]) == "OHDR" {
 		oh.version = 2
 		pre, err := d.readUpTo(addr, 4+1+1+16+4+8)
@@ -108,6 +115,9 @@ func (d *decoder) objectHeader(addr uint64) (*objectHeader, error) {
 				return nil, errors.New("object header continuation loops")
 			}
 			seen[c.addr] = true
+			if err := more(c.size); err != nil {
+				return nil, err
+			}
 			cb, err := d.read(c.addr, c.size)
 			if err != nil {
 				return nil, fmt.Errorf("object header continuation: %w", err)
@@ -148,6 +158,9 @@ func (d *decoder) objectHeader(addr uint64) (*objectHeader, error) {
 				return nil, errors.New("object header continuation loops")
 			}
 			seen[c.addr] = true
+		}
+		if err := more(c.size); err != nil {
+			return nil, err
 		}
 		cb, err := d.read(c.addr, c.size)
 		if err != nil {
