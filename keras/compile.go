@@ -395,8 +395,14 @@ var errNoLoss = errors.New("No loss to compute. Provide a `Loss` argument in `Co
 // examples and divided by the global batch size, and regularization is
 // divided by the number of replicas, so the gradients summed across
 // replicas are those of one replica on the whole batch.
-func (m *Model) ComputeLoss(yTrue, yPred ops.Tensor) ops.Tensor {
-	loss, _ := m.computeLoss(yTrue, yPred)
+//
+// An optional sampleWeight (one weight per example) weighs the loss, as
+// Keras' compute_loss(y=y, y_pred=y_pred, sample_weight=sample_weight).
+func (m *Model) ComputeLoss(yTrue, yPred ops.Tensor, sampleWeight ...ops.Tensor) ops.Tensor {
+	if len(sampleWeight) > 1 {
+		panic(&ops.Error{Op: m.name, Msg: fmt.Sprintf("ComputeLoss takes one sample weight tensor, got %d", len(sampleWeight))})
+	}
+	loss, _, _ := m.computeLosses([]ops.Tensor{yTrue}, []ops.Tensor{yPred}, sampleWeight)
 	return loss
 }
 
