@@ -56,7 +56,9 @@ type CompileConfig struct {
 	// run this many batches per execution and call the batch callbacks
 	// (OnTrainBatchBegin/End, OnTestBatchBegin/End) and update the
 	// progress bar once per execution, at its first and last batch, as
-	// Keras does. 0 means 1. The numbers are those of 1.
+	// Keras does (for a short last execution Keras reports the batch index
+	// the execution would have ended at, past the epoch's last; gokeras
+	// the last batch run). 0 means 1. The numbers are those of 1.
 	StepsPerExecution int
 }
 
