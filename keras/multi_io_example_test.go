@@ -83,7 +83,9 @@ func ExampleNamedDataset() {
 	out := layers.Apply(layers.NewDense(1, layers.WithName("out")), layers.Apply(layers.NewAdd(), a, b))
 	model, _ := keras.NewModel([]*layers.KerasTensor{a, b}, []*layers.KerasTensor{out})
 	_ = model.Compile(keras.CompileConfig{Optimizer: "sgd", Loss: "mse"})
-	col := func(shape ...int) *tensor.Dense { return tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float32)) }
+	col := func(shape ...int) *tensor.Dense {
+		return tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float32))
+	}
 	// Elements are (b, a, out): not the model's order.
 	ds, _ := datasets.FromTensorSlices(col(6, 2), col(6, 2), col(6, 1))
 	data := keras.NamedDataset{Dataset: ds.Batch(3, false), X: []string{"b", "a"}, Y: []string{"out"}}
