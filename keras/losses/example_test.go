@@ -49,7 +49,7 @@ func ExampleSparseCategoricalCrossentropy_shapeMismatch() {
 }
 
 func ExampleGet() {
-	for _, name := range []string{"mse", "binary_crossentropy", "hinge"} {
+	for _, name := range []string{"mse", "binary_crossentropy", "ctc"} {
 		l, err := losses.Get(name)
 		if err != nil {
 			fmt.Println("error:", err != nil)

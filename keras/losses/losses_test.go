@@ -471,7 +471,7 @@ func TestGet(t *testing.T) {
 	if err != nil || l.Name() != "loss" || l.GetConfig()["from_logits"] != true {
 		t.Errorf("Get with options: %v %v", l, err)
 	}
-	if _, err := losses.Get("hinge"); err == nil || !strings.Contains(err.Error(), "hinge") || !strings.Contains(err.Error(), "mse") {
+	if _, err := losses.Get("ctc"); err == nil || !strings.Contains(err.Error(), "ctc") || !strings.Contains(err.Error(), "mse") {
 		t.Errorf("unknown loss: %v", err)
 	}
 	if _, err := losses.Get("mse", losses.FromLogits(true)); err == nil || !strings.Contains(err.Error(), "from_logits") {

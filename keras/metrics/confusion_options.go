@@ -195,5 +195,5 @@ func ConfigOptions(c map[string]any) ([]Option, error) {
 	if v := c["label_weights"]; v != nil {
 		return nil, fmt.Errorf("metrics: config key label_weights: %v is not supported", v)
 	}
-	return opts, nil
+	return moreConfigOptions(c, opts)
 }

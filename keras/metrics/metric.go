@@ -81,6 +81,7 @@ type config struct {
 	labelSmoothing float64
 	set            []string
 	confusionConfig
+	more moreConfig // metrics_more_options.go
 }
 
 func (c *config) mark(key string) {

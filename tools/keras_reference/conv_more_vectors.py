@@ -194,10 +194,79 @@ def loss_cases(rng):
     return cases
 
 
+def metric_case(name, cls, kwargs, updates):
+    """A metric's result after each update (y_true, y_pred[, sample_weight])."""
+    m = cls(**kwargs)
+    ups = []
+    for u in updates:
+        yt, yp = u[0], u[1]
+        sw = u[2] if len(u) > 2 else None
+        m.update_state(yt, yp, sample_weight=sw)
+        r = np.asarray(m.result(), dtype=np.float64)
+        up = {"true_shape": list(np.shape(yt)), "y_true": arr(yt),
+              "pred_shape": list(np.shape(yp)), "y_pred": arr(yp),
+              "result": [float(v) for v in r.reshape(-1)]}
+        if sw is not None:
+            up["sample_weight"] = arr(sw)
+        ups.append(up)
+    return {"name": name, "metric": cls.__name__, "config": plain(m.get_config()), "kwargs": plain(kwargs), "updates": ups}
+
+
+def metric_cases(rng):
+    M = keras.metrics
+    f32 = np.float32
+    cases = []
+
+    def reg(shape):
+        y = rng.standard_normal(shape).astype(f32)
+        return y, (y + rng.standard_normal(shape) * 0.7).astype(f32)
+
+    (a, b), (c, d) = reg((6, 3)), reg((4, 3))
+    sw = rng.uniform(0, 2, 4).astype(f32)
+    for cls in (M.RootMeanSquaredError, M.LogCoshError, M.MeanAbsolutePercentageError, M.CosineSimilarity):
+        cases.append(metric_case(cls.__name__, cls, {}, [(a, b), (c, d, sw)]))
+    cases.append(metric_case("MeanSquaredLogarithmicError", M.MeanSquaredLogarithmicError, {}, [(np.abs(a), b), (np.abs(c), d, sw)]))
+    cnt = rng.integers(0, 5, (6, 3)).astype(f32)
+    lam = rng.uniform(0.1, 3, (6, 3)).astype(f32)
+    cases.append(metric_case("Poisson", M.Poisson, {}, [(cnt, lam), (cnt[:4], lam[:4], sw)]))
+    pt = rng.uniform(0, 1, (6, 3)).astype(f32)
+    pt /= pt.sum(-1, keepdims=True)
+    pp = rng.uniform(0, 1, (6, 3)).astype(f32)
+    pp /= pp.sum(-1, keepdims=True)
+    cases.append(metric_case("KLDivergence", M.KLDivergence, {}, [(pt, pp), (pt[:4], pp[:4], sw)]))
+    yb = rng.integers(0, 2, (6, 3)).astype(f32)
+    lg = (rng.standard_normal((6, 3)) * 2).astype(f32)
+    cases.append(metric_case("Hinge", M.Hinge, {}, [(yb, lg), (2 * yb - 1, lg)]))
+    cases.append(metric_case("SquaredHinge", M.SquaredHinge, {}, [(yb, lg), (yb, -lg)]))
+    k = 4
+    lab = rng.integers(0, k, 8)
+    onehot = np.eye(k, dtype=f32)[lab]
+    scores = rng.uniform(0, 1, (8, k)).astype(f32)
+    cases.append(metric_case("CategoricalHinge", M.CategoricalHinge, {}, [(onehot, scores), (onehot[:4], scores[4:], sw)]))
+    y2, p2 = reg((7, 2))
+    cases.append(metric_case("R2Score", M.R2Score, {}, [(y2, p2), (y2[:4] * 2, p2[:4], sw)]))
+    cases.append(metric_case("R2Score_variance_weighted_adjusted", M.R2Score,
+                             {"class_aggregation": "variance_weighted_average", "num_regressors": 2}, [(y2, p2), (y2[:3], p2[:3] * 3)]))
+    cases.append(metric_case("R2Score_per_output", M.R2Score, {"class_aggregation": None}, [(y2, p2)]))
+    sw8 = rng.uniform(0, 2, 8).astype(f32)
+    for avg in (None, "micro", "macro", "weighted"):
+        cases.append(metric_case(f"F1Score_{avg}", M.F1Score, {"average": avg}, [(onehot, scores), (onehot, scores[::-1].copy(), sw8)]))
+    cases.append(metric_case("F1Score_threshold", M.F1Score, {"average": "macro", "threshold": 0.5}, [(onehot, scores)]))
+    ids_t = rng.integers(0, 3, (4, 5)).astype(f32)
+    ids_p = rng.integers(0, 3, (4, 5)).astype(f32)
+    cases.append(metric_case("MeanIoU", M.MeanIoU, {"num_classes": 3}, [(ids_t, ids_p), (ids_t[::-1].copy(), ids_p)]))
+    cases.append(metric_case("MeanIoU_scores_ignore", M.MeanIoU,
+                             {"num_classes": 4, "sparse_y_pred": False, "ignore_class": 0},
+                             # MeanIoU's dtype is int: Keras truncates float weights, so whole ones
+                             [(lab.astype(f32), scores), (lab[::-1].astype(f32), scores, rng.integers(0, 3, 8).astype(f32))]))
+    return cases
+
+
 def main():
     rng = np.random.default_rng(SEED + 17)
     write("keras/testdata/keras/conv_more.json", layer_cases(rng))
     write("keras/losses/testdata/keras/losses_more.json", loss_cases(rng))
+    write("keras/metrics/testdata/keras/metrics_more.json", metric_cases(rng))
 
 
 if __name__ == "__main__":
