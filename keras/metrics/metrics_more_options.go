@@ -44,7 +44,9 @@ func NumRegressors(n int) Option {
 }
 
 // NumClasses sets MeanIoU's number of classes (required).
-func NumClasses(n int) Option { return func(c *config) { c.more.numClasses = n; c.mark("num_classes") } }
+func NumClasses(n int) Option {
+	return func(c *config) { c.more.numClasses = n; c.mark("num_classes") }
+}
 
 // TargetClassIDs restricts MeanIoU's mean to these classes (default: all).
 func TargetClassIDs(ids ...int) Option {
@@ -58,11 +60,15 @@ func IgnoreClass(id int) Option {
 
 // SparseYTrue says whether MeanIoU's labels are class ids (true, the
 // default) or one-hot / scores along the last axis.
-func SparseYTrue(b bool) Option { return func(c *config) { c.more.sparseYTrue = b; c.mark("sparse_y_true") } }
+func SparseYTrue(b bool) Option {
+	return func(c *config) { c.more.sparseYTrue = b; c.mark("sparse_y_true") }
+}
 
 // SparseYPred says whether MeanIoU's predictions are class ids (true, the
 // default) or scores along the last axis (taken by argmax).
-func SparseYPred(b bool) Option { return func(c *config) { c.more.sparseYPred = b; c.mark("sparse_y_pred") } }
+func SparseYPred(b bool) Option {
+	return func(c *config) { c.more.sparseYPred = b; c.mark("sparse_y_pred") }
+}
 
 // Axis sets the axis of CosineSimilarity and of MeanIoU's argmax; only the
 // last axis (-1, the default) is supported.
