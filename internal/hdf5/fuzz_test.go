@@ -2,6 +2,7 @@ package hdf5
 
 import (
 	"bytes"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -31,8 +32,10 @@ func seeds(t testing.TB) [][]byte {
 }
 
 // FuzzDecode feeds arbitrary bytes to Decode: it must return a tree or an
-// error, never panic, hang or allocate beyond its limits, and whatever it
-// returns must encode again.
+// error, never panic, hang or allocate beyond its limits. (Go minimizes
+// each new interesting input before counting it, so with these seeds of
+// up to 200 KB the exec counter of a short run stays low; pass
+// -fuzzminimizetime 1s to see the real rate, about 4000 execs/s here.)
 func FuzzDecode(f *testing.F) {
 	for _, s := range seeds(f) {
 		f.Add(s)
@@ -42,10 +45,9 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := Encode(&bytes.Buffer{}, g); err != nil {
-			// Names a file may hold that the writer refuses are fine.
-			return
-		}
+		// A decoded tree may hold what the writer refuses (duplicate or
+		// odd names, huge attributes): it must only not panic.
+		Encode(io.Discard, g)
 	})
 }
 
