@@ -30,6 +30,7 @@ func TestWriteForH5py(t *testing.T) {
 		"sample.h5":        sampleTree(7),
 		"model.weights.h5": keras3Tree(),
 		"legacy_model.h5":  keras2Tree(),
+		"wide.h5":          wideTree(),
 	}
 	manifest := map[string]any{}
 	for name, g := range files {
@@ -45,6 +46,20 @@ func TestWriteForH5py(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// wideTree has a group of 300 compact links (HDF5 itself would have
+// moved them to dense storage) and a 1 MiB dataset.
+func wideTree() *Group {
+	g := &Group{Name: "wide"}
+	for i := 0; i < 300; i++ {
+		g.Datasets = append(g.Datasets, &Dataset{Name: fmt.Sprintf("w%03d", 299-i), Value: []int16{int16(i)}})
+	}
+	big := make([]float64, 1<<17)
+	for i := range big {
+		big[i] = math.Sqrt(float64(i))
+	}
+	return &Group{Groups: []*Group{g}, Datasets: []*Dataset{{Name: "big", Shape: []int{256, 512}, Value: big}}}
 }
 
 // keras3Tree is a model.weights.h5 as Keras 3's H5IOStore lays it out.

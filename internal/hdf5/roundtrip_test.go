@@ -120,7 +120,8 @@ func sampleTree(seed int64) *Group {
 		g.Attrs = append(g.Attrs, Attr{Name: "scalar", Value: value(kind, 1), FixedStrings: kind == 11})
 		root.Groups = append(root.Groups, g)
 	}
-	root.Groups = append(root.Groups, &Group{Name: "empty"}, &Group{Name: "a", Groups: []*Group{{Name: "b", Groups: []*Group{{Name: "c"}}}}})
+	root.Groups = append(root.Groups, &Group{Name: "empty"}, &Group{Name: "a", Groups: []*Group{{Name: "b", Groups: []*Group{{Name: "c"}}}}},
+		&Group{Name: "ünïcödé ✓", Attrs: []Attr{{Name: "ätt €", Value: []string{"ü"}}}})
 	return root
 }
 

@@ -12,7 +12,9 @@ import (
 //
 // The file has a version 2 superblock, version 2 object headers and
 // new-style groups that track link creation order, so readers (h5py,
-// HDF5 1.8 and later, this package) see children in the order given.
+// HDF5 1.8 and later, this package) see children in the order given
+// (a group's Groups, then its Datasets). Attributes are listed by name,
+// as h5py and [Decode] iterate them.
 // Datasets are contiguous and uncompressed. Numbers are little-endian;
 // []string values are variable-length UTF-8 unless FixedStrings is set,
 // []bool is h5py's enum bool.
