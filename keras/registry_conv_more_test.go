@@ -9,8 +9,10 @@ import (
 
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/metrics"
 	"github.com/gokeras/gokeras/keras/optimizers"
 	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
 )
 
 // TestConvMoreLayersRoundTrip: every class of registry_conv_more.go comes
@@ -103,5 +105,51 @@ func TestLambdaNotSerializable(t *testing.T) {
 	_, err = LayerFromConfig("Lambda", map[string]any{"name": "lambda", "function": map[string]any{"class_name": "__lambda__"}})
 	if err == nil || !strings.Contains(err.Error(), "safe_mode") {
 		t.Errorf("Lambda from config: %v", err)
+	}
+}
+
+// TestSaveLoadNewLossesAndMetrics: a model compiled with the losses and
+// metrics of issue 17 comes back from a .keras file with their settings
+// (Huber's delta, F1Score's average, MeanIoU's classes).
+func TestSaveLoadNewLossesAndMetrics(t *testing.T) {
+	layers.ClearSession()
+	m, err := NewSequential(layers.NewDense(3, layers.WithInputShape(4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = m.Compile(CompileConfig{Optimizer: optimizers.NewAdam(), Loss: losses.NewHuber(losses.Delta(2.5)),
+		Metrics: []any{metrics.NewF1Score(metrics.Average("macro")), metrics.NewMeanIoU(metrics.NumClasses(3)), "mape"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.keras")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := got.loss.GetConfig()["delta"]; d != 2.5 {
+		t.Errorf("loaded loss %s delta %v, want 2.5", got.loss.Name(), d)
+	}
+	// the compiled metrics are made by the first Evaluate (or Fit)
+	x := tensor.New(tensor.WithShape(4, 4), tensor.WithBacking(make([]float32, 16)))
+	y := tensor.New(tensor.WithShape(4, 3), tensor.WithBacking([]float32{1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0}))
+	if _, err := got.Evaluate(x, y, EvaluateConfig{Verbose: VerboseSilent}); err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]map[string]any{}
+	for _, mt := range got.Metrics() {
+		found[mt.Name()] = mt.GetConfig()
+	}
+	if c := found["f1_score"]; c == nil || c["average"] != "macro" {
+		t.Errorf("loaded f1_score config %v", c)
+	}
+	if c := found["mean_io_u"]; c == nil || c["num_classes"] != 3 {
+		t.Errorf("loaded mean_io_u config %v", c)
+	}
+	if found["mape"] == nil { // a metric given by name keeps that name, as in Keras
+		t.Errorf("loaded metrics %v lack mape", found)
 	}
 }

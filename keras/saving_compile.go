@@ -288,21 +288,9 @@ func scheduleFromConfig(v map[string]any) (optimizers.Schedule, error) {
 
 func lossFromConfig(v map[string]any) (losses.Loss, error) {
 	class, c := classAndConfig(v)
-	var opts []losses.Option
-	if s, ok := c["name"].(string); ok {
-		opts = append(opts, losses.Name(s))
-	}
-	if s, ok := c["reduction"].(string); ok {
-		opts = append(opts, losses.Reduction(losses.ReductionKind(s)))
-	}
-	if b, ok := c["from_logits"].(bool); ok {
-		opts = append(opts, losses.FromLogits(b))
-	}
-	if x, ok := toFloat(c["label_smoothing"]); ok {
-		opts = append(opts, losses.LabelSmoothing(x))
-	}
-	if x, ok := toInt(c["axis"]); ok {
-		opts = append(opts, losses.Axis(x))
+	opts, err := losses.ConfigOptions(c) // name, reduction, from_logits, label_smoothing, axis, delta, alpha, gamma, ...
+	if err != nil {
+		return nil, fmt.Errorf("loss %s: %w", class, err)
 	}
 	l, err := losses.Get(class, opts...)
 	if err != nil {
