@@ -76,11 +76,42 @@ func layerEntry(l layers.Layer, inputShape any) map[string]any {
 		// batch_input_shape argument.
 		delete(cfg, "batch_input_shape")
 	}
+	withLayerModules(cfg)
 	e := map[string]any{"module": "keras.layers", "class_name": l.ClassName(), "config": cfg, "registered_name": nil}
 	if inputShape != nil {
 		e["build_config"] = map[string]any{"input_shape": inputShape}
 	}
 	return e
+}
+
+// nestedLayerKeys are the config keys that hold a wrapped layer or cell
+// (TimeDistributed's layer, Bidirectional's layer and backward_layer, an
+// RNN's cell).
+var nestedLayerKeys = []string{"layer", "backward_layer", "forward_layer", "cell"}
+
+// withLayerModules gives the layers nested in cfg the "module" and
+// "registered_name" Keras 3 needs to find their classes, replacing (not
+// mutating) the nested maps.
+func withLayerModules(cfg map[string]any) {
+	for _, k := range nestedLayerKeys {
+		sub, ok := cfg[k].(map[string]any)
+		if !ok || sub["class_name"] == nil {
+			continue
+		}
+		sub = maps.Clone(sub)
+		if _, ok := sub["module"]; !ok {
+			sub["module"] = "keras.layers"
+		}
+		if _, ok := sub["registered_name"]; !ok {
+			sub["registered_name"] = nil
+		}
+		if c, ok := sub["config"].(map[string]any); ok {
+			c = maps.Clone(c)
+			withLayerModules(c)
+			sub["config"] = c
+		}
+		cfg[k] = sub
+	}
 }
 
 func inputLayerEntry(in *layers.KerasTensor) map[string]any {

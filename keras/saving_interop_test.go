@@ -47,11 +47,40 @@ type interopCase struct {
 }
 
 // interopModels builds, by the names interop_vectors.py uses, the models
-// gokeras and Keras exchange. An LSTM model joins once gokeras has LSTM.
+// gokeras and Keras exchange. A new model joins here, in
+// interopInputShapes and in interop_vectors.py's MODELS.
 var interopModels = map[string]func(t *testing.T) *Model{
 	"cnn":    ioCNN,
 	"resnet": ioResNet,
 	"two_io": ioTwoIO,
+	"rnn":    ioRNN,
+}
+
+// interopInputShapes are the shapes of the input batch of each model.
+var interopInputShapes = map[string][][]int{
+	"cnn":    {{3, 28, 28, 1}},
+	"resnet": {{3, 32, 32, 3}},
+	"two_io": {{3, 6}, {3, 5}},
+	"rnn":    {{3, 5, 3}},
+}
+
+// ioRNN has the recurrent layers whose weights Keras keeps below the
+// layer (lstm/cell, time_distributed/layer, bidirectional/forward_layer/cell).
+func ioRNN(t *testing.T) *Model {
+	m, err := NewSequential(
+		layers.NewLSTM(4, layers.WithReturnSequences(true), layers.WithInputShape(5, 3)),
+		layers.NewTimeDistributed(layers.NewDense(3)),
+		layers.NewGRU(2, layers.WithReturnSequences(true)),
+		layers.NewBidirectional(layers.NewLSTM(3)),
+		layers.NewDense(2),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(0.01)), Loss: "mse"}); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // ioCNN is examples/mnist_cnn's model.
@@ -245,18 +274,13 @@ func TestInteropWriteForKeras(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	inputShapes := map[string][][]int{
-		"cnn":    {{3, 28, 28, 1}},
-		"resnet": {{3, 32, 32, 3}},
-		"two_io": {{3, 6}, {3, 5}},
-	}
-	for k, name := range []string{"cnn", "resnet", "two_io"} {
+	for k, name := range []string{"cnn", "resnet", "two_io", "rnn"} {
 		layers.SetRandomSeed(uint64(k + 1))
 		m := interopModels[name](t)
 		r := rand.New(rand.NewPCG(uint64(k+1), 99))
 		ioTrain(t, m, name, r)
 		var ins []interopArray
-		for _, s := range inputShapes[name] {
+		for _, s := range interopInputShapes[name] {
 			ins = append(ins, ioRandom(r, s, 1, 0))
 		}
 		outs := ioPredict(t, m, ins)
@@ -298,6 +322,9 @@ func ioTrain(t *testing.T, m *Model, name string, r *rand.Rand) {
 	t.Helper()
 	var x, y any
 	switch name {
+	case "rnn":
+		x = ioRandom(r, []int{8, 5, 3}, 1, 0).dense()
+		y = ioRandom(r, []int{8, 2}, 1, 0).dense()
 	case "two_io":
 		x = []*tensor.Dense{ioRandom(r, []int{8, 6}, 1, 3).dense(), ioRandom(r, []int{8, 5}, 1, 0).dense()}
 		labels := make([]float32, 8)

@@ -163,28 +163,63 @@ func layerStructure(path string, l layers.Layer, out *[]structEntry, seen map[an
 		return sub.structureAt(path, out, seen)
 	}
 	seen[l] = true
-	own := l.Weights()
-	sc, hasChildren := l.(SavedChildren)
-	if hasChildren {
-		own = sc.OwnWeights()
-	}
+	own, attrs, children := savedChildren(l)
 	e := structEntry{path: path, name: l.Name()}
 	for _, v := range own {
 		e.vars = append(e.vars, structVar{v: v, shape: v.Shape()})
 	}
 	*out = append(*out, e)
-	if hasChildren {
-		attrs, children := sc.SavedChildren()
-		if len(attrs) != len(children) {
-			return fmt.Errorf("layer %q: SavedChildren gives %d names for %d children", l.Name(), len(attrs), len(children))
-		}
-		for i, c := range children {
-			if err := layerStructure(joinPath(path, attrs[i]), c, out, seen); err != nil {
+	if len(attrs) != len(children) {
+		return fmt.Errorf("layer %q: SavedChildren gives %d names for %d children", l.Name(), len(attrs), len(children))
+	}
+	for i, c := range children {
+		p := joinPath(path, attrs[i])
+		switch c := c.(type) {
+		case layers.Layer:
+			if err := layerStructure(p, c, out, seen); err != nil {
 				return err
 			}
+		case layers.Cell:
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			ce := structEntry{path: p, name: c.Name()}
+			for _, v := range c.Weights() {
+				ce.vars = append(ce.vars, structVar{v: v, shape: v.Shape()})
+			}
+			*out = append(*out, ce)
+		default:
+			return fmt.Errorf("layer %q: child %q is a %T, neither a layer nor a cell", l.Name(), attrs[i], c)
 		}
 	}
 	return nil
+}
+
+// savedChildren returns the variables a layer keeps itself and the
+// objects Keras saves below it, at their attribute names (each a
+// layers.Layer or a layers.Cell): an RNN layer (LSTM, GRU, SimpleRNN, RNN)
+// keeps its weights in its "cell"; Bidirectional in its "backward_layer"
+// and "forward_layer" (attribute names sorted, as Keras walks them);
+// TimeDistributed in its "layer".
+func savedChildren(l layers.Layer) (own []*ops.Variable, attrs []string, children []any) {
+	switch x := l.(type) {
+	case SavedChildren:
+		as, cs := x.SavedChildren()
+		for _, c := range cs {
+			children = append(children, c)
+		}
+		return x.OwnWeights(), as, children
+	case *layers.Bidirectional:
+		return nil, []string{"backward_layer", "forward_layer"}, []any{x.Backward, x.Forward}
+	case *layers.TimeDistributed:
+		return nil, []string{"layer"}, []any{x.Layer}
+	case interface{ CellOf() layers.Cell }:
+		if c := x.CellOf(); c != nil {
+			return nil, []string{"cell"}, []any{c}
+		}
+	}
+	return l.Weights(), nil, nil
 }
 
 // uniqueInContainer is Keras' _get_unique_name: the first "dense", then

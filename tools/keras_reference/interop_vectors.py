@@ -22,10 +22,15 @@ run_all.py expects). Models:
 - two_io: a functional model with two inputs and two outputs (Dense,
   Concatenate, BatchNormalization, a softmax head and a linear head),
   trained 2 steps with Adam.
+- rnn: LSTM, TimeDistributed(Dense), GRU and Bidirectional(LSTM) (Keras
+  keeps their weights below the layer: lstm/cell/vars,
+  bidirectional/forward_layer/cell/vars, time_distributed/layer/vars),
+  trained 2 steps with Adam.
 
 Files are made reproducible: the archive members get a fixed date and
 metadata.json a fixed date_saved, so that reruns give the same bytes.
-Hook: an LSTM model joins MODELS once gokeras has the LSTM layer.
+A new model joins MODELS here and interopModels in
+keras/saving_interop_test.go.
 """
 
 import io
@@ -143,12 +148,30 @@ def two_io():
     return m, [(3, 6), (3, 5)], train
 
 
+def rnn():
+    m = keras.Sequential([
+        keras.Input((5, 3)),
+        layers.LSTM(4, return_sequences=True),
+        layers.TimeDistributed(layers.Dense(3)),
+        layers.GRU(2, return_sequences=True),
+        layers.Bidirectional(layers.LSTM(3)),
+        layers.Dense(2),
+    ])
+    m.compile(optimizer=keras.optimizers.Adam(learning_rate=0.01), loss="mse")
+
+    def train(rng):
+        x = rng.normal(size=(8, 5, 3)).astype(np.float32)
+        y = rng.normal(size=(8, 2)).astype(np.float32)
+        m.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    return m, [(3, 5, 3)], train
+
+
 # name -> (builder, legacy files to write besides the .keras)
 MODELS = {
     "cnn": (cnn, ["legacy_model"]),
     "resnet": (resnet, []),
     "two_io": (two_io, ["legacy_weights", "legacy_model"]),
-    # "lstm": (lstm, []),  # once gokeras has LSTM
+    "rnn": (rnn, []),  # LSTM, TimeDistributed, GRU, Bidirectional
 }
 
 
