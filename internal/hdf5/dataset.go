@@ -39,6 +39,13 @@ func (d *decoder) dataset(path string, oh *objectHeader) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a, ok := ds.Attr("dtype"); ok && t.opaque && t.size == 2 {
+		// Keras 3 stores bfloat16 variables as 2-byte opaque data with
+		// the attribute dtype="bfloat16"; they decode to float32.
+		if s, ok := a.Value.([]string); ok && len(s) == 1 && s[0] == "bfloat16" {
+			t.bf16 = true
+		}
+	}
 	ds.Shape = space.shape
 	ds.FixedStrings = t.class == 3
 	if space.null {

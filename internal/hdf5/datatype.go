@@ -17,6 +17,8 @@ type dtype struct {
 	strPad  byte // 0 null terminated, 1 null padded, 2 space padded
 	isBool  bool // h5py's enum bool
 	vlenStr bool
+	opaque  bool // opaque bytes: only Keras' bfloat16 (a "dtype" attribute says so) decodes
+	bf16    bool
 }
 
 // parseDatatype decodes the datatype message at the start of b and
@@ -111,6 +113,9 @@ func parseDatatype(b []byte, depth int) (dtype, int, error) {
 		t = base
 		t.isBool = members == 2 && t.size == 1 && names[0] == "FALSE" && names[1] == "TRUE" &&
 			vals[0] == 0 && vals[1] == 1
+	case 5: // opaque (h5py's numpy void, Keras 3's bfloat16)
+		r.skip(int(bf[0]))
+		t.opaque = true
 	case 9: // variable-length
 		if bf[0]&0x0f != 1 {
 			return t, 0, errors.New("variable-length sequences are not supported (only strings)")
@@ -142,7 +147,7 @@ func className(c byte) string {
 // goSize is the bytes one element takes in Value.
 func (t dtype) goSize() uint64 {
 	switch {
-	case t.class == 1 && t.size == 2:
+	case (t.class == 1 || t.bf16) && t.size == 2:
 		return 4
 	case t.class == 3 || t.vlenStr:
 		return 16 // string header; the bytes are charged separately
@@ -179,6 +184,14 @@ func decodeFixed(t dtype, raw []byte, n int) (any, error) {
 		return v
 	}
 	switch {
+	case t.bf16:
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = math.Float32frombits(uint32(u(i)) << 16)
+		}
+		return out, nil
+	case t.opaque:
+		return nil, fmt.Errorf("opaque %d-byte data (only bfloat16 marked by a \"dtype\" attribute, as Keras 3 writes it, is supported)", t.size)
 	case t.class == 3:
 		out := make([]string, n)
 		for i := range out {

@@ -144,7 +144,7 @@ func sameValue(shape []int, v any, fixed bool, wantShape []int, dtype string, wa
 	}
 	goType := map[string]string{"int8": "[]int8", "int16": "[]int16", "int32": "[]int32", "int64": "[]int64",
 		"uint8": "[]uint8", "uint16": "[]uint16", "uint32": "[]uint32", "uint64": "[]uint64",
-		"float16": "[]float32", "float32": "[]float32", "float64": "[]float64",
+		"float16": "[]float32", "bfloat16": "[]float32", "float32": "[]float32", "float64": "[]float64",
 		"str": "[]string", "bytes": "[]string", "bool": "[]bool"}[dtype]
 	if got := fmt.Sprintf("%T", v); got != goType {
 		return fmt.Errorf("value type %s for h5py dtype %s", got, dtype)

@@ -182,6 +182,13 @@ def keras3_style(path):
             for i, s in enumerate(shapes):
                 v[str(i)] = values("f4", s, 70 + i + len(layer))
         f.create_group("optimizer").create_group("vars")["0"] = np.int64(3)
+        # bfloat16 as H5IOStore.__setitem__ stores it: opaque 2-byte data
+        # marked by a dtype attribute.
+        import ml_dtypes
+
+        v = f.create_group("layers/dense_bf16").create_group("vars")
+        bf = values("f4", (2, 3), 77).astype(ml_dtypes.bfloat16)
+        v.create_dataset("0", data=bf).attrs["dtype"] = "bfloat16"
         f.create_group("vars")
 
 
@@ -271,6 +278,12 @@ def describe(obj):
             objs.append({"path": path, "kind": "group", "children": names, "attrs": attrs(o)})
             for n in names:
                 visit(path.rstrip("/") + "/" + n, o[n])
+        elif o.dtype.kind == "V" and o.attrs.get("dtype") == "bfloat16":
+            import ml_dtypes
+
+            v = np.asarray(o[()]).view(ml_dtypes.bfloat16).astype(np.float32)
+            objs.append({"path": path, "kind": "dataset", "shape": list(o.shape),
+                         "dtype": "bfloat16", "value": val(v, v.dtype), "attrs": attrs(o)})
         else:
             objs.append({"path": path, "kind": "dataset", "shape": list(o.shape),
                          "dtype": kind(o.dtype), "value": val(o[()], o.dtype), "attrs": attrs(o)})
