@@ -13,7 +13,9 @@
 // 2 B-tree), gzip, shuffle and fletcher32 filters, fill values; integers
 // of 1 to 8 bytes and IEEE floats of 2 (read as float32), 4 and 8 bytes in
 // either byte order, fixed and variable-length strings and h5py's enum
-// bool; attributes compact and dense. Children come in h5py's order:
+// bool, Keras 3's bfloat16 (2-byte opaque data with the attribute
+// dtype="bfloat16", read as float32); attributes compact and dense.
+// Children come in h5py's order:
 // creation order where the file tracks it, else name order. Attributes
 // likewise.
 //
