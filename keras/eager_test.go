@@ -23,6 +23,7 @@ func eagerCNN(t testing.TB, seed uint64) *keras.Model {
 	layers.SetRandomSeed(seed)
 	m, err := keras.NewSequential(
 		layers.NewConv2D(4, 3, layers.WithActivation("relu")),
+		layers.NewBatchNormalization(), // moving statistics: a hook
 		layers.NewMaxPooling2D(),
 		layers.NewFlatten(),
 		layers.NewDense(16, layers.WithActivation("relu")),
@@ -52,7 +53,9 @@ func eagerBatch(seed uint64, n int) (x, y *tensor.Dense) {
 
 // TestEagerStepEqualsFunction: a CNN's forward pass, loss, gradients and
 // Adam update computed eagerly under a GradientTape equal, bit for bit,
-// those of the same step traced by keras.NewFunction, over three steps.
+// those of the same step traced by keras.NewFunction, over three steps;
+// so do the batch normalization's moving statistics (every weight is
+// compared after each step).
 func TestEagerStepEqualsFunction(t *testing.T) {
 	eagerModel, tracedModel := eagerCNN(t, 7), eagerCNN(t, 7)
 	lossFn := losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true))

@@ -206,3 +206,32 @@ func TestEagerValueAccessors(t *testing.T) {
 		t.Error("unexpected NaN")
 	}
 }
+
+// TestEagerDropoutGradient: an eager dropout draws its mask once, and the
+// gradient uses that mask: d sum(dropout(x)) / dx is y / x elementwise.
+func TestEagerDropoutGradient(t *testing.T) {
+	data := make([]float32, 64)
+	for i := range data {
+		data[i] = float32(i + 1)
+	}
+	v := ops.NewVariable("x", ops.Shape{64}, data, true)
+	tr := ops.NewEagerTrace(true, 9)
+	y := ops.Dropout(tr.Read(v), 0.5)
+	grads, err := ops.Gradients(ops.Sum(y, false), []*ops.Variable{v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ys, gs := y.Float32s(), grads[0].Float32s()
+	kept := 0
+	for i := range ys {
+		if want := ys[i] / data[i]; gs[i] != want || (want != 0 && want != 2) {
+			t.Fatalf("element %d: y %v, gradient %v, want y/x (0 or 2)", i, ys[i], gs[i])
+		}
+		if ys[i] != 0 {
+			kept++
+		}
+	}
+	if kept == 0 || kept == 64 {
+		t.Errorf("%d of 64 kept at rate 0.5", kept)
+	}
+}
