@@ -3,6 +3,8 @@ package keras
 import (
 	"encoding/json"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gokeras/gokeras/engine"
@@ -149,4 +151,63 @@ func jsonRoundTrip(t *testing.T, m map[string]any) map[string]any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Summary's parameter counts equal Keras': LSTM 4*(u*(f+u)+u), GRU with
+// reset_after 3*(u*(f+u)+2u), SimpleRNN u*(f+u)+u, Bidirectional twice
+// its layer, TimeDistributed(Dense) f*u+u, computed here by hand.
+func TestRecurrentSummaryCounts(t *testing.T) {
+	layers.ClearSession()
+	m, err := NewSequential(
+		layers.NewLSTM(16, layers.WithInputShape(10, 8), layers.WithReturnSequences(true)),
+		layers.NewGRU(12, layers.WithReturnSequences(true)),
+		layers.NewBidirectional(layers.NewSimpleRNN(5, layers.WithReturnSequences(true))),
+		layers.NewTimeDistributed(layers.NewDense(4)),
+		layers.NewLSTM(6),
+		layers.NewRepeatVector(3),
+		layers.NewGRU(7, layers.WithResetAfter(false)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := m.SummaryString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lstm := func(u, f int) int { return 4 * (u*(f+u) + u) }
+	counts := []int{
+		lstm(16, 8),
+		3 * (12*(16+12) + 2*12),
+		2 * (5*(12+5) + 5),
+		10*4 + 4,
+		lstm(6, 4),
+		0,
+		3 * (7*(6+7) + 7),
+	}
+	total := 0
+	lines := strings.Split(s, "\n")
+	for i, l := range m.Layers() {
+		total += counts[i]
+		found := false
+		for _, line := range lines {
+			if strings.Contains(line, l.Name()+" (") && strings.HasSuffix(strings.TrimSpace(line), " "+strconv.Itoa(counts[i])) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("layer %s: no summary line ending in %d parameters:\n%s", l.Name(), counts[i], s)
+		}
+	}
+	want := "Total params: " + withCommas(total)
+	if !strings.Contains(s, want) {
+		t.Errorf("summary lacks %q:\n%s", want, s)
+	}
+}
+
+func withCommas(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

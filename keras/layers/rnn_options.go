@@ -61,9 +61,9 @@ func WithReturnSequences(b bool) Option {
 }
 
 // WithReturnState makes a recurrent layer return its final states too
-// (Keras' return_state; default false). Call still returns the output;
-// [RNN.CallWithStates] returns the states, and [ApplyWithStates] gives
-// them to the functional API.
+// (Keras' return_state; default false). Call still returns the output (a
+// layer has one output in gokeras' functional API); [RNN.CallWithStates]
+// and [Bidirectional.CallWithStates] return the states in a traced step.
 func WithReturnState(b bool) Option {
 	return func(c *config) { c.rnn.returnState = b; c.mark("return_state") }
 }
