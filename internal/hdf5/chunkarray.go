@@ -99,7 +99,7 @@ func (d *decoder) fixedArray(addr uint64, filtered bool, f chunkEntry) error {
 			if err != nil {
 				return fmt.Errorf("fixed array page: %w", err)
 			}
-			if got, want := le32(b[len(b)-4:]), lookup3(b[:len(b)-4]); got != want {
+			if !checksumOK(le32(b[len(b)-4:]), b[:len(b)-4]) {
 				return errors.New("fixed array page checksum mismatch")
 			}
 			for i := uint64(0); i < k; i++ {
@@ -222,7 +222,7 @@ func (d *decoder) extensibleArray(addr uint64, filtered bool, f chunkEntry) erro
 				if err != nil {
 					return fmt.Errorf("extensible array page: %w", err)
 				}
-				if le32(b[len(b)-4:]) != lookup3(b[:len(b)-4]) {
+				if !checksumOK(le32(b[len(b)-4:]), b[:len(b)-4]) {
 					return errors.New("extensible array page checksum mismatch")
 				}
 				if err := emit(ibElems+base+p*page, b, page); err != nil {

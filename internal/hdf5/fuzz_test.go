@@ -41,6 +41,11 @@ func FuzzDecode(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// Once more with checksums ignored, so that mutations reach the
+		// parsers behind version 2 structures' checksums.
+		ignoreChecksums = true
+		Decode(bytes.NewReader(b), int64(len(b)), fuzzLimits)
+		ignoreChecksums = false
 		g, err := Decode(bytes.NewReader(b), int64(len(b)), fuzzLimits)
 		if err != nil {
 			return
@@ -62,12 +67,17 @@ func TestCorruptInputs(t *testing.T) {
 			decodeQuick(t, s[:cut])
 			n++
 		}
-		for i := 0; i < 300; i++ {
+		for i := 0; i < 600; i++ {
 			b := append([]byte(nil), s...)
+			// Metadata sits mostly in the first kilobytes.
+			at := min(len(b), 1+rng.Intn(8192))
 			for k := 0; k < 1+rng.Intn(4); k++ {
-				b[rng.Intn(len(b))] ^= byte(1 << rng.Intn(8))
+				b[rng.Intn(at)] ^= byte(1 << rng.Intn(8))
 			}
+			// Half the time past the checksums, to reach what they guard.
+			ignoreChecksums = i%2 == 1
 			decodeQuick(t, b)
+			ignoreChecksums = false
 			n++
 		}
 	}

@@ -129,8 +129,8 @@ func (d *decoder) objectHeader(addr uint64) (*objectHeader, error) {
 			if err != nil {
 				return nil, err
 			}
-			if got, want := le32(cb[len(cb)-4:]), lookup3(cb[:len(cb)-4]); got != want {
-				return nil, fmt.Errorf("object header continuation checksum mismatch (stored %#08x, computed %#08x)", got, want)
+			if !checksumOK(le32(cb[len(cb)-4:]), cb[:len(cb)-4]) {
+				return nil, errors.New("object header continuation checksum mismatch")
 			}
 			pending = append(pending, more...)
 		}
@@ -204,8 +204,8 @@ func (d *decoder) v2Messages(oh *objectHeader, b []byte, start int, tracked bool
 	end := len(b)
 	if string(b[:4]) == "OHDR" {
 		end -= 4
-		if got, want := le32(b[end:]), lookup3(b[:end]); got != want {
-			return nil, fmt.Errorf("checksum mismatch (stored %#08x, computed %#08x)", got, want)
+		if !checksumOK(le32(b[end:]), b[:end]) {
+			return nil, errors.New("checksum mismatch")
 		}
 	}
 	hdr := 4

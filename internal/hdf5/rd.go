@@ -92,9 +92,9 @@ func (r *rd) checksum(start int) {
 		r.err = errShort
 		return
 	}
-	sum := lookup3(r.b[start:r.off])
-	if got := r.u32(); r.err == nil && got != sum {
-		r.err = fmt.Errorf("checksum mismatch (stored %#08x, computed %#08x)", got, sum)
+	data := r.b[start:r.off]
+	if got := r.u32(); r.err == nil && !checksumOK(got, data) {
+		r.err = fmt.Errorf("checksum mismatch (stored %#08x, computed %#08x)", got, lookup3(data))
 	}
 }
 
