@@ -11,6 +11,7 @@ import (
 func TestLinksRefused(t *testing.T) {
 	for _, c := range []struct{ file, want []string }{
 		{[]string{"soft_link.h5"}, []string{"/w/alias", "soft link", "/real"}},
+		{[]string{"soft_link_new.h5"}, []string{"/w/alias", "soft link", "/real"}},
 		{[]string{"external_link.h5"}, []string{"/w/outside", "external link", "other.h5", "/data"}},
 	} {
 		_, err := ReadFile(filepath.Join("testdata", c.file[0]))

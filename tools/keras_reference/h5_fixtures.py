@@ -230,6 +230,10 @@ def links(path_soft, path_ext):
     with h5py.File(path_soft, "w") as f:
         f["real"] = np.arange(3, dtype="f4")
         f["w/alias"] = h5py.SoftLink("/real")
+    # The same soft link as a link message (new-style group).
+    with h5py.File(path_soft.replace(".h5", "_new.h5"), "w", libver="latest") as f:
+        f["real"] = np.arange(3, dtype="f4")
+        f["w/alias"] = h5py.SoftLink("/real")
     with h5py.File(path_ext, "w") as f:
         f.create_group("w")
         f["w/outside"] = h5py.ExternalLink("other.h5", "/data")
