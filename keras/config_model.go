@@ -57,3 +57,15 @@ func init() {
 		})
 	}
 }
+
+// nestedModelEntry sets the module (and registered name) Keras 3 writes
+// for a model nested in another model's config: "keras" for a
+// Sequential, "keras.src.models.functional" (registered as "Functional")
+// for a functional model, so that Keras' load_model finds the class.
+func nestedModelEntry(e map[string]any) {
+	if e["class_name"] == "Functional" {
+		e["module"], e["registered_name"] = "keras.src.models.functional", "Functional"
+		return
+	}
+	e["module"] = "keras"
+}

@@ -78,6 +78,9 @@ func layerEntry(l layers.Layer, inputShape any) map[string]any {
 	}
 	withLayerModules(cfg)
 	e := map[string]any{"module": "keras.layers", "class_name": l.ClassName(), "config": cfg, "registered_name": nil}
+	if _, ok := l.(*ModelLayer); ok {
+		nestedModelEntry(e) // a nested model, as Keras writes it (config_model.go)
+	}
 	if inputShape != nil {
 		e["build_config"] = map[string]any{"input_shape": inputShape}
 	}
