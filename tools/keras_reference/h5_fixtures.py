@@ -239,6 +239,15 @@ def links(path_soft, path_ext):
         f["w/outside"] = h5py.ExternalLink("other.h5", "/data")
 
 
+def unsupported(out):
+    """Files with what the Go reader refuses: an lzf-compressed dataset and
+    a compound one."""
+    with h5py.File(os.path.join(out, "unsupported_lzf.h5"), "w") as f:
+        f.create_group("w").create_dataset("lzf", data=np.zeros(1000, dtype="f4"), compression="lzf")
+    with h5py.File(os.path.join(out, "unsupported_compound.h5"), "w") as f:
+        f.create_group("w")["pairs"] = np.zeros(3, dtype=[("a", "i4"), ("b", "f8")])
+
+
 def describe(obj):
     """What h5py reads back: shape, dtype and values, in iteration order."""
     def val(v, dt):
@@ -314,6 +323,7 @@ def main():
         with h5py.File(p, "r") as f:
             manifest[name] = describe(f)
     links(os.path.join(OUT, "soft_link.h5"), os.path.join(OUT, "external_link.h5"))
+    unsupported(OUT)
     with open(os.path.join(OUT, "manifest.json"), "w") as f:
         json.dump({"h5py": h5py.version.version, "hdf5": h5py.version.hdf5_version,
                    "files": manifest}, f, indent=None, separators=(",", ":"))
