@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -164,5 +165,40 @@ func TestNestedConfigAndErrors(t *testing.T) {
 	}
 	if e := two.Apply(layers.Input([]int{2})).Err(); e == nil || !strings.Contains(e.Error(), "two_heads") {
 		t.Errorf("a two-output model as a layer: %v", e)
+	}
+}
+
+// A model with nested models saves and loads: the nested models come
+// back as layers of class Sequential and Functional with their weights,
+// and the loaded model predicts what the saved one did.
+func TestNestedSaveLoad(t *testing.T) {
+	layers.ClearSession()
+	outer, _, _ := ensemble(t)
+	x := ramp(0.1, 7, 5, 4)
+	want, err := outer.Predict(x, keras.PredictConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ensemble.keras")
+	if err := outer.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := keras.LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var classes []string
+	for _, l := range loaded.Layers() {
+		classes = append(classes, l.ClassName())
+	}
+	if fmt.Sprint(classes) != "[InputLayer Sequential Functional Add Dense]" {
+		t.Errorf("loaded layers %v", classes)
+	}
+	got, err := loaded.Predict(x, keras.PredictConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.Data()) != fmt.Sprint(want.Data()) {
+		t.Errorf("loaded model predicts %v, saved %v", got.Data(), want.Data())
 	}
 }
