@@ -3,9 +3,7 @@ package keras
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/ops"
@@ -13,8 +11,8 @@ import (
 )
 
 // GradientTape is tf.GradientTape. Eagerly (a model called with
-// [Model.CallEager] on arrays), the tape records the ops run between
-// NewGradientTape and Gradient, and Gradient differentiates them; in a
+// [Model.CallEager] on arrays), every op records the graph it belongs to
+// as it runs, and Gradient differentiates the graph of its target; in a
 // traced step everything computed is recorded already (the trace is the
 // tape), and the gradients are built into the same graph.
 //
@@ -24,43 +22,22 @@ import (
 //	grads, err := tape.Gradient(loss, model.TrainableVariables())
 //	err = optimizer.ApplyGradients(grads, model.TrainableVariables())
 //
-// Ops made from plain data (arrays converted to tensors, a model called
-// on them) go to the newest tape that records: Go has no goroutine
-// identity, so a tape records such ops of every goroutine, and concurrent
-// steps belong in traced functions ([NewFunction]). A tape stops recording
-// at Gradient or Stop (or, dropped without either, once collected).
+// The tape holds no global state: eager loops in several goroutines each
+// differentiate their own graphs. Unlike TensorFlow, ops run before the
+// tape was made are differentiable too, when the target depends on them.
 type GradientTape struct {
 	used bool
-	stop func()
 }
-
-var tapeSeed atomic.Uint64
 
 // NewGradientTape starts a tape.
-func NewGradientTape() *GradientTape {
-	_, stop := ops.StartRecording(true, tapeSeed.Add(1))
-	t := &GradientTape{stop: stop}
-	// A tape dropped without Gradient or Stop (an early return) stops
-	// recording once collected, so later eager ops do not pile up in it.
-	runtime.AddCleanup(t, func(stop func()) { stop() }, stop)
-	return t
-}
-
-// Stop ends the recording without asking for gradients (the end of a
-// tf.GradientTape block whose gradients are not needed). Gradient stops
-// the tape too; Stop is then a no-op.
-func (t *GradientTape) Stop() {
-	if t.stop != nil {
-		t.stop()
-	}
-}
+func NewGradientTape() *GradientTape { return &GradientTape{} }
 
 // Gradient returns d target / d v for each variable; a variable target
 // does not depend on gets a none tensor (tf returns None). A tape gives
-// gradients once, as a non-persistent tf.GradientTape. For an eager
-// target the gradients are eager tensors.
+// gradients once, as a non-persistent tf.GradientTape, and a graph is
+// differentiated once. For an eager target the gradients are eager
+// tensors.
 func (t *GradientTape) Gradient(target ops.Tensor, vars []*ops.Variable) ([]ops.Tensor, error) {
-	t.Stop()
 	if t.used {
 		return nil, errors.New("keras: GradientTape.Gradient can only be called once on a non-persistent tape")
 	}

@@ -1,8 +1,8 @@
 package ops
 
 // Ones returns an eager tensor of the given shape filled with 1
-// (tf.ones / keras.ops.ones), in the trace a gradient tape records, if
-// any. Used in a traced function it is a constant of that trace.
+// (tf.ones / keras.ops.ones). Used in a traced function it is a constant
+// of that trace.
 func Ones(shape Shape) Tensor { return filled("Ones", shape, 1) }
 
 // Zeros returns an eager tensor of the given shape filled with 0

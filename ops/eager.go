@@ -2,7 +2,6 @@ package ops
 
 import (
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"gorgonia.org/gorgonia"
@@ -20,11 +19,15 @@ import (
 // eagerly too as gorgonia adds them. Hooks (optimizer updates, metric
 // updates) run when they are added, on the values of their inputs.
 //
-// Tensors of two eager traces combine: the trace that records (the newest
-// active tape, see [StartRecording]) or else the newest one wins, and a
-// tensor of the other is copied in as a constant, as values computed
-// outside a tf.GradientTape are constants for it. An eager tensor used in
-// a symbolic trace (a traced function) is a constant of that trace.
+// Every eager computation that starts from plain data ([ConvertToTensor],
+// [FromValue], [Ones], a model called on arrays) starts a trace of its
+// own. When tensors of two eager traces meet in an op, the smaller graph
+// is copied into the larger (its ops re-applied without running their
+// kernels again, keeping their values, and its variable reads bound to the
+// same variables), so a loss combining two model calls differentiates
+// through both. Nothing is global: eager code in several goroutines works
+// on traces of its own. An eager tensor used in a symbolic trace (a traced
+// function) is a constant of that trace.
 
 var eagerSeq atomic.Uint64
 
@@ -50,59 +53,14 @@ func (tr *Trace) Eager() bool { return tr != nil && tr.eager != nil }
 // IsEager reports whether t has a concrete value (it belongs to an eager trace).
 func (t Tensor) IsEager() bool { return t.n != nil && t.tr.eager != nil }
 
-// recording is the stack of traces that gradient tapes record into.
-var recording struct {
-	sync.Mutex
-	stack []*Trace
-}
-
-// StartRecording starts an eager trace that receives the eager ops made
-// from plain data ([ConvertToTensor], [FromValue], [Ones], [Zeros], a
-// model called on arrays) until stop is called: what a
-// tf.GradientTape block records. Recordings nest; the newest one receives.
-// Go has no goroutine identity, so a recording receives such ops from
-// every goroutine: concurrent training steps belong in traced functions.
-func StartRecording(training bool, seed uint64) (tr *Trace, stop func()) {
-	tr = NewEagerTrace(training, seed)
-	recording.Lock()
-	recording.stack = append(recording.stack, tr)
-	recording.Unlock()
-	var once sync.Once
-	return tr, func() {
-		once.Do(func() {
-			recording.Lock()
-			defer recording.Unlock()
-			if i := slices.Index(recording.stack, tr); i >= 0 {
-				recording.stack = slices.Delete(recording.stack, i, i+1)
-			}
-		})
-	}
-}
-
-// isRecording reports whether tr is a trace a tape records into now.
-func isRecording(tr *Trace) bool {
-	recording.Lock()
-	defer recording.Unlock()
-	return slices.Contains(recording.stack, tr)
-}
-
-// EagerContext returns the trace eager ops from plain data go to: the
-// newest recording, or else a new eager trace (training false).
-func EagerContext() *Trace {
-	recording.Lock()
-	if n := len(recording.stack); n > 0 {
-		tr := recording.stack[n-1]
-		recording.Unlock()
-		return tr
-	}
-	recording.Unlock()
-	return NewEagerTrace(false, eagerSeq.Load())
-}
+// EagerContext returns the trace an eager computation from plain data
+// starts: a new eager trace (training false).
+func EagerContext() *Trace { return NewEagerTrace(false, eagerSeq.Load()) }
 
 // pickTrace chooses the trace of an op whose inputs come from a and b
-// (different traces): a symbolic trace over an eager one, a recording
-// over one that is not, else the newer. ok is false when both are
-// symbolic.
+// (different traces): a symbolic trace over an eager one, else the eager
+// trace with the larger graph (the other is copied into it), the newer on
+// a tie. ok is false when both are symbolic.
 func pickTrace(a, b *Trace) (*Trace, bool) {
 	switch {
 	case a.eager == nil && b.eager == nil:
@@ -112,21 +70,21 @@ func pickTrace(a, b *Trace) (*Trace, bool) {
 	case b.eager == nil:
 		return b, true
 	}
-	ra, rb := isRecording(a), isRecording(b)
-	if ra != rb {
-		if ra {
-			return a, true
-		}
-		return b, true
-	}
-	if a.eager.seq >= b.eager.seq {
+	sa, sb := a.eager.size(a), b.eager.size(b)
+	if sa > sb || sa == sb && a.eager.seq > b.eager.seq {
 		return a, true
 	}
 	return b, true
 }
 
-// adopt returns t as a tensor of tr: t itself, or a constant holding
-// t's value when t is an eager tensor of another trace.
+// size is the number of valued nodes of eager trace tr.
+func (e *eagerState) size(tr *Trace) int { return len(e.vals) + len(tr.consts) }
+
+// adopt returns t as a tensor of tr: t itself; for an eager t of another
+// trace, t's graph copied into eager tr (eager_import.go), or a constant
+// holding t's value where no gradient can flow through it (tr is
+// symbolic, t's trace was differentiated already, or t depends on no
+// variable): a running sum of losses keeps values, not graphs.
 func (tr *Trace) adopt(t Tensor) Tensor {
 	if t.n == nil || t.tr == tr {
 		return t
@@ -134,16 +92,53 @@ func (tr *Trace) adopt(t Tensor) Tensor {
 	if t.tr.eager == nil {
 		fail("eager", "symbolic tensor %v of a traced function used outside it", t)
 	}
-	if tr.eager != nil {
-		if n, ok := tr.eager.imported[t.n]; ok {
-			return tr.wrap(n)
+	if m, ok := tr.eager.importedNode(t.n); ok {
+		return tr.wrap(m)
+	}
+	if tr.eager == nil || t.tr.differed || !readsVariable(t.tr, t.n) {
+		// Nothing to differentiate through: the value is all that counts.
+		c := tr.Constant(t.Shape(), t.tr.valueOf(t.n))
+		if tr.eager != nil {
+			tr.eager.imported[t.n] = c.n
 		}
+		return c
 	}
-	c := tr.Constant(t.Shape(), t.tr.valueOf(t.n))
-	if tr.eager != nil {
-		tr.eager.imported[t.n] = c.n
+	return tr.wrap(tr.importNode(t.tr, t.n))
+}
+
+// importedNode returns the copy of n made earlier, if any.
+func (e *eagerState) importedNode(n *gorgonia.Node) (*gorgonia.Node, bool) {
+	if e == nil {
+		return nil, false
 	}
-	return c
+	m, ok := e.imported[n]
+	return m, ok
+}
+
+// readsVariable reports whether node n of tr depends on a variable read.
+func readsVariable(tr *Trace, n *gorgonia.Node) bool {
+	if len(tr.vars) == 0 {
+		return false
+	}
+	isVar := make(map[*gorgonia.Node]bool, len(tr.vars))
+	for _, vn := range tr.vars {
+		isVar[vn] = true
+	}
+	seen := map[*gorgonia.Node]bool{}
+	stack := []*gorgonia.Node{n}
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		if isVar[m] {
+			return true
+		}
+		stack = append(stack, Children(tr.g, m)...)
+	}
+	return false
 }
 
 // adoptAll adopts each input; it returns inputs unchanged when all are of tr.
@@ -262,8 +257,8 @@ func (tr *Trace) runEagerHook(h Hook) {
 }
 
 // ConvertToTensor returns an eager tensor holding a float32 copy of d
-// (tf.convert_to_tensor), in the trace a gradient tape records, if any.
-// Other dtypes are converted. A nil d panics with an *Error.
+// (tf.convert_to_tensor). Other dtypes are converted. A nil d panics with
+// an *Error.
 func ConvertToTensor(d *tensor.Dense) Tensor {
 	if d == nil {
 		fail("ConvertToTensor", "nil tensor")
@@ -275,8 +270,7 @@ func ConvertToTensor(d *tensor.Dense) Tensor {
 	return FromValue(v)
 }
 
-// FromValue returns an eager tensor holding a copy of v, in the trace a
-// gradient tape records, if any.
+// FromValue returns an eager tensor holding a copy of v.
 func FromValue(v Value) Tensor {
 	if len(v.Data) < v.Shape.Size() {
 		fail("FromValue", "%d values for shape %v", len(v.Data), v.Shape)

@@ -91,29 +91,50 @@ func TestEagerCombinesTraces(t *testing.T) {
 	a := ops.FromValue(ops.Value{Shape: ops.Shape{2}, Data: []float32{1, 2}})
 	b := ops.ConvertToTensor(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float64{10, 20})))
 	if a.Trace() == b.Trace() {
-		t.Fatal("two constants outside a recording share a trace")
+		t.Fatal("two constants share a trace")
 	}
 	c := ops.Add(a, b)
 	if got := c.Float32s(); !slices.Equal(got, []float32{11, 22}) {
 		t.Fatalf("a+b = %v, want [11 22]", got)
 	}
-	if c.Trace() != b.Trace() {
-		t.Error("the newer trace should receive the op")
+
+	// Two "model calls" on arrays (two traces reading the same variable v,
+	// and w and u one each) summed into one loss: the gradients flow
+	// through both, as a tape around both calls gives in TensorFlow.
+	v := ops.NewVariable("v", ops.Shape{3}, []float32{1, 2, 3}, true)
+	w := ops.NewVariable("w", ops.Shape{3}, []float32{-1, 0.5, 2}, true)
+	u := ops.NewVariable("u", ops.Shape{}, []float32{4}, true)
+	x1 := ops.FromValue(ops.Value{Shape: ops.Shape{3}, Data: []float32{1, 0, 2}})
+	call1 := ops.Scale(ops.Sum(ops.Mul(ops.Mul(x1.Trace().Read(v), x1), x1.Trace().Read(w)), false), 1) // sum(v·x1·w)
+	x2 := ops.FromValue(ops.Value{Shape: ops.Shape{3}, Data: []float32{3, 1, 1}})
+	call2 := ops.Mul(ops.Sum(ops.Mul(x2.Trace().Read(v), x2), false), x2.Trace().Read(u)) // u·sum(v·x2)
+	loss := ops.Add(call1, call2)
+	if loss.Trace() != call1.Trace() {
+		t.Error("the larger graph (the first call) should receive the op")
 	}
-	// Inside a recording every constant goes to the recorded trace, and
-	// older eager tensors come in as constants.
-	rec, stop := ops.StartRecording(true, 0)
-	x := ops.FromValue(ops.Value{Shape: ops.Shape{}, Data: []float32{3}})
-	y := ops.Mul(x, ops.Sum(c, false))
-	stop()
-	if x.Trace() != rec || y.Trace() != rec {
-		t.Fatal("ops inside a recording went to another trace")
+	// By hand: call1 = 1·1·-1 + 0 + 3·2·2 = 11; call2 = 4·(3+2+3) = 32.
+	if got := loss.Float32(); got != 43 {
+		t.Fatalf("loss = %v, want 43", got)
 	}
-	if got := y.Float32(); got != 99 {
-		t.Fatalf("3*sum = %v, want 99", got)
+	grads, err := ops.Gradients(loss, []*ops.Variable{v, w, u})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if z := ops.FromValue(ops.Value{Shape: ops.Shape{1}, Data: []float32{0}}); z.Trace() == rec {
-		t.Fatal("a stopped recording still receives ops")
+	want := [][]float32{
+		{1*-1 + 4*3, 0 + 4*1, 2*2 + 4*1}, // x1·w + u·x2
+		{1 * 1, 0, 3 * 2},                // v·x1
+		{8},                              // sum(v·x2)
+	}
+	for i, g := range grads {
+		if g.IsNone() || !slices.Equal(g.Float32s(), want[i]) {
+			t.Errorf("gradient %d = %v, want %v", i, g, want[i])
+		}
+	}
+	// A gradient (gorgonia's sum of two terms) used in another trace comes
+	// as its value.
+	h := ops.Add(ops.FromValue(ops.Value{Shape: ops.Shape{3}, Data: []float32{1, 1, 1}}), grads[0])
+	if got := h.Float32s(); !slices.Equal(got, []float32{12, 5, 9}) {
+		t.Errorf("1 + gradient = %v, want [12 5 9]", got)
 	}
 }
 
@@ -233,5 +254,30 @@ func TestEagerDropoutGradient(t *testing.T) {
 	}
 	if kept == 0 || kept == 64 {
 		t.Errorf("%d of 64 kept at rate 0.5", kept)
+	}
+}
+
+// TestEagerRunningSumKeepsValues: summing the losses of many eager steps
+// (each differentiated) into one tensor keeps their values, not their
+// graphs: the sum's graph grows by a constant and an Add per step.
+func TestEagerRunningSumKeepsValues(t *testing.T) {
+	v := ops.NewVariable("v", ops.Shape{16}, make([]float32, 16), true)
+	total := ops.FromValue(ops.Value{Shape: ops.Shape{}, Data: []float32{0}})
+	want := float32(0)
+	for step := range 20 {
+		x := ops.FromValue(ops.Value{Shape: ops.Shape{16}, Data: slices.Repeat([]float32{float32(step)}, 16)})
+		tr := x.Trace()
+		loss := ops.Mean(ops.Square(ops.Sub(ops.Tanh(ops.Mul(tr.Read(v), x)), x)), false)
+		if _, err := ops.Gradients(loss, []*ops.Variable{v}); err != nil {
+			t.Fatal(err)
+		}
+		total = ops.Add(total, loss)
+		want += loss.Float32()
+	}
+	if got := total.Float32(); got != want {
+		t.Errorf("running sum %v, want %v", got, want)
+	}
+	if n := len(total.Trace().Graph().AllNodes()); n > 100 {
+		t.Errorf("the running sum's graph has %d nodes after 20 steps: it keeps the steps' graphs", n)
 	}
 }
