@@ -13,11 +13,30 @@ import (
 // root).
 func craft(t *testing.T, n int, msgs func(addrs []uint64) [][]wmsg) []byte {
 	t.Helper()
+	return craftWith(t, superblockSize, superblockV2, n, msgs)
+}
+
+// superblockV2 is the superblock Encode writes.
+func superblockV2(root, eof uint64) []byte {
+	var sb buf
+	sb.bytes([]byte(signature))
+	sb.bytes([]byte{2, 8, 8, 0})
+	sb.u64(0)
+	sb.u64(undef)
+	sb.u64(eof)
+	sb.u64(root)
+	sb.u32(lookup3(sb))
+	return sb
+}
+
+// craftWith is craft with a superblock of sbSize bytes made by sb.
+func craftWith(t *testing.T, sbSize int, sb func(root, eof uint64) []byte, n int, msgs func(addrs []uint64) [][]wmsg) []byte {
+	t.Helper()
 	addrs := make([]uint64, n)
 	var hdrs [][]byte
 	for pass := 0; pass < 2; pass++ {
 		hdrs = hdrs[:0]
-		pos := uint64(superblockSize)
+		pos := align8(uint64(sbSize))
 		for i, m := range msgs(addrs) {
 			h, err := encodeObjectHeader(m)
 			if err != nil {
@@ -28,17 +47,9 @@ func craft(t *testing.T, n int, msgs func(addrs []uint64) [][]wmsg) []byte {
 			pos = align8(pos + uint64(len(h)))
 		}
 	}
-	var sb buf
-	sb.bytes([]byte(signature))
-	sb.bytes([]byte{2, 8, 8, 0})
-	sb.u64(0)
-	sb.u64(undef)
 	end := addrs[n-1] + uint64(len(hdrs[n-1]))
-	sb.u64(end)
-	sb.u64(addrs[0])
-	sb.u32(lookup3(sb))
 	out := make([]byte, end)
-	copy(out, sb)
+	copy(out, sb(addrs[0], end))
 	for i, h := range hdrs {
 		copy(out[addrs[i]:], h)
 	}
