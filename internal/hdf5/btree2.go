@@ -87,7 +87,7 @@ func (d *decoder) btree2(addr uint64, typ byte, rec func([]byte) error) error {
 		}
 		var kids []child
 		if depth > 0 {
-			for i := 0; i <= n; i++ {
+			for i := 0; i <= n && r.err == nil; i++ {
 				a := r.addr()
 				k := r.un(nrecSize)
 				if depth > 1 {
