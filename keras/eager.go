@@ -13,8 +13,9 @@ import (
 // once and returns tensors with values, as TensorFlow 2 runs by default.
 // The ops run the same kernels a traced [Function] replays, so an eager
 // step and a traced one give the same numbers; the traced form is faster
-// (no graph is built per call). Inside a [GradientTape] the calls are
-// recorded, and Gradient differentiates what they did.
+// (no graph is built per call). Each eager op records the graph it is
+// part of, so [GradientTape.Gradient] differentiates a loss through the
+// calls it came from.
 //
 //	tape := keras.NewGradientTape()
 //	logits, err := model.CallEager(x, true)
@@ -27,7 +28,7 @@ import (
 // in TensorFlow's eager mode, and returns the output with its value
 // (Float32s, Float32, Numpy). x is a *tensor.Dense, an ops.Value or an
 // eager ops.Tensor. A Sequential model not built yet is built for x's
-// shape. Inside a GradientTape the call is recorded for Gradient.
+// shape. A GradientTape's Gradient differentiates through the call.
 //
 // Eager calls read and update the primary copy of the weights: under a
 // strategy with several replicas, run steps with strategy.Run instead.

@@ -281,3 +281,32 @@ func TestEagerRunningSumKeepsValues(t *testing.T) {
 		t.Errorf("the running sum's graph has %d nodes after 20 steps: it keeps the steps' graphs", n)
 	}
 }
+
+// TestEagerConcurrentLoops: eager computations in several goroutines are
+// independent (run with -race): each starts its own traces.
+func TestEagerConcurrentLoops(t *testing.T) {
+	done := make(chan []float32, 4)
+	for g := range 4 {
+		go func() {
+			v := ops.NewVariable("v", ops.Shape{4}, []float32{1, 2, 3, 4}, true)
+			var last []float32
+			for step := range 25 {
+				x := ops.FromValue(ops.Value{Shape: ops.Shape{4}, Data: slices.Repeat([]float32{float32(g + step)}, 4)})
+				loss := ops.Sum(ops.Mul(x.Trace().Read(v), x), false)
+				grads, err := ops.Gradients(loss, []*ops.Variable{v})
+				if err != nil {
+					panic(err)
+				}
+				last = grads[0].Float32s()
+			}
+			done <- last
+		}()
+	}
+	for range 4 {
+		got := <-done
+		// d sum(v·x)/dv = x, the last step's x: g + 24 for some g in 0..3.
+		if got[0] < 24 || got[0] > 27 || !slices.Equal(got, slices.Repeat(got[:1], 4)) {
+			t.Errorf("last gradient %v", got)
+		}
+	}
+}
