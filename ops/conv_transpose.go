@@ -109,29 +109,28 @@ func Conv2DTranspose(x, w Tensor, attrs Conv2DTransposeAttrs) Tensor {
 			g.col2im(o, dcols)
 		},
 		grad: func(in []Tensor, _, dy Tensor) []Tensor {
-			return []Tensor{convTransposeFilterGrad(g, ws, dy, in[1], desc), Conv2D(dy, in[0], ca)}
+			// dx is the convolution of dy with w; dw that convolution's
+			// filter gradient, which reuses the im2col panel of dy that
+			// the dx op fills.
+			st := &convState{g: g, cout: cin}
+			dx := conv2DPlain(st, dy, in[0], ca)
+			return []Tensor{conv2DBackpropFilter(st, dy, in[1], dx, ws, ca), dx}
 		},
 		wrt: []bool{true, true},
 	}, w, x)
 }
 
-// convTransposeFilterGrad is dL/dw of a transposed convolution: the filter
-// gradient of the convolution of the output gradient dy (its "input") with
-// x (its "output gradient"), im2col(dy)ᵀ · x.
-func convTransposeFilterGrad(g convGeom, ws Shape, dy, x Tensor, desc string) Tensor {
-	tr := sameTrace("Conv2DTranspose", dy, x)
-	cin := ws[3]
-	scratch := traceScratch(tr)
+// conv2DPlain is [Conv2D] by im2col and one GEMM into st's panel (no tap
+// classes), so that conv2DBackpropFilter of st can read the panel.
+func conv2DPlain(st *convState, x, w Tensor, attrs Conv2DAttrs) Tensor {
+	tr := sameTrace("Conv2D", x, w)
+	g, cout := st.g, st.cout
 	return tr.apply(&Op{
-		name: "Conv2DBackpropFilter", out: ws.Clone(), attrs: desc,
+		name: "Conv2D", out: Shape{g.n, g.oh, g.ow, cout}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
-			cols := in[0]
-			if !g.identity() {
-				cols = scratch.get(g.rows() * g.patch())
-				g.im2col(cols, in[0])
-			}
-			sgemm(true, false, g.patch(), cin, g.rows(), 1, cols, g.patch(), in[1], cin, 0, o, cin)
+			cols := st.panel(in[0])
+			sgemm(false, false, g.rows(), cout, g.patch(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
 		},
 		wrt: []bool{false, false},
-	}, dy, x)
+	}, x, w)
 }

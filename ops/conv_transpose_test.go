@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -274,5 +275,56 @@ func TestShapeOpsGradients(t *testing.T) {
 		}},
 	} {
 		checkGrad(t, c)
+	}
+}
+
+// BenchmarkConv2DTransposeStep times the forward pass and both gradients
+// of the autoencoder's second decoder layer (14x14x32 to 28x28x32, 3x3,
+// stride 2, batch 32) against the convolution it transposes (28x28x32 to
+// 14x14x32): the same multiply-adds.
+func BenchmarkConv2DTransposeStep(b *testing.B) {
+	const n = 32
+	for _, transpose := range []bool{true, false} {
+		r := rand.New(rand.NewPCG(1, 1))
+		xs, ws := ops.Shape{n, 14, 14, 32}, ops.Shape{3, 3, 32, 32}
+		if !transpose {
+			xs = ops.Shape{n, 28, 28, 32}
+		}
+		fill := func(s ops.Shape) []float32 {
+			v := make([]float32, s.Size())
+			for i := range v {
+				v[i] = r.Float32() - 0.5
+			}
+			return v
+		}
+		xv := ops.NewVariable("x", xs, fill(xs), true)
+		wv := ops.NewVariable("w", ws, fill(ws), true)
+		tr := ops.NewTrace(true, 0, 1)
+		var y ops.Tensor
+		if transpose {
+			y = ops.Conv2DTranspose(tr.Read(xv), tr.Read(wv), ops.Conv2DTransposeAttrs{Strides: [2]int{2, 2}, Padding: "same"})
+		} else {
+			y = ops.Conv2D(tr.Read(xv), tr.Read(wv), ops.Conv2DAttrs{Strides: [2]int{2, 2}, Padding: "same"})
+		}
+		loss := ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), fill(y.Shape()))), false)
+		grads, err := ops.Gradients(loss, []*ops.Variable{xv, wv})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := engine.Compile(tr, append([]ops.Tensor{loss}, grads...))
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := "Conv2D"
+		if transpose {
+			name = "Conv2DTranspose"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := p.Run(engine.Single{}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
