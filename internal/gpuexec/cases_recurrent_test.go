@@ -5,11 +5,13 @@ import (
 	"github.com/gokeras/gokeras/ops"
 )
 
-// The recurrent layers add no op kind of their own: their time loop is
+// The recurrent layers on the device: LSTM runs as ops.LSTMSequence and
+// its gradient LSTMSequenceGrad (the op kinds they add; CPU kernels, which
+// the device executor falls back to), GRU and SimpleRNN as their time loop
 // unrolled into MatMul, Slice, Concat, Reverse, the activations and the
-// elementwise ops. These compositions check that loop on the device as a
-// whole (masks, go_backwards, both GRU variants, Bidirectional), with
-// seeded weights so that the CPU and device builds are the same graph.
+// elementwise ops. The cases cover masks, go_backwards, both GRU variants
+// and Bidirectional, with seeded weights so that the CPU and device builds
+// are the same graph.
 func init() {
 	mask := []float32{1, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1}
 	recurrentCase := func(name string, mk func() layers.Layer, masked bool) opCase {

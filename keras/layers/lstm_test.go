@@ -1,7 +1,11 @@
 package layers_test
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/gokeras/gokeras/engine"
 
 	"github.com/gokeras/gokeras/internal/layertest"
 	"github.com/gokeras/gokeras/keras/layers"
@@ -15,4 +19,83 @@ func TestLSTMLayer(t *testing.T) {
 	layertest.Run(t, layers.NewLSTM(units), ops.Shape{2, 4, feat}, ops.Shape{2, units}, params)
 	layertest.Run(t, layers.NewLSTM(units, layers.WithReturnSequences(true)), ops.Shape{2, 4, feat}, ops.Shape{2, 4, units}, params)
 	layertest.Run(t, layers.NewLSTM(units, layers.WithGoBackwards(true), layers.WithUseBias(false)), ops.Shape{2, 4, feat}, ops.Shape{2, units}, params-4*units)
+}
+
+// runLSTMWithGrads runs l on x (with an optional timestep mask) and
+// returns the output, the gradients of sum(y*r) for a fixed r with
+// respect to x and the weights, and the op kinds of the program.
+func runLSTMWithGrads(t *testing.T, l layers.Layer, x ops.Value, mask []float32) ([][]float32, map[string]bool) {
+	t.Helper()
+	tr := ops.NewTrace(false, 0, 1)
+	xv := ops.NewVariable("x", x.Shape, x.Data, true)
+	in := tr.Read(xv)
+	if mask != nil {
+		layers.SetMask(in, tr.Constant(x.Shape[:2], mask))
+	}
+	y := l.Call([]ops.Tensor{in}, false)
+	r := randValue(rand.New(rand.NewPCG(3, 3)), y.Shape())
+	loss := ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), r.Data)), false)
+	grads, err := ops.Gradients(loss, append([]*ops.Variable{xv}, l.TrainableWeights()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Compile(tr, append([]ops.Tensor{y}, grads...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := p.Run(engine.Single{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, st := range p.Plan().Steps {
+		kinds[st.Kind] = true
+	}
+	res := make([][]float32, len(outs))
+	for i, o := range outs {
+		res[i] = append([]float32(nil), o.Data...)
+	}
+	return res, kinds
+}
+
+// The fused ops.LSTMSequence (hand-written BPTT) equals the loop unrolled
+// into the graph, output and gradients, with masks, both directions,
+// sequences or the last output, zero_output_for_mask and no bias.
+func TestFusedLSTMEqualsUnrolled(t *testing.T) {
+	defer layers.SetFusedLSTM(layers.SetFusedLSTM(true))
+	rng := rand.New(rand.NewPCG(11, 12))
+	x := randValue(rng, ops.Shape{3, 6, 4})
+	mask := []float32{1, 1, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1}
+	for _, tc := range []struct {
+		name string
+		opts []layers.Option
+		mask []float32
+	}{
+		{"last", nil, nil},
+		{"sequences_backwards", []layers.Option{layers.WithReturnSequences(true), layers.WithGoBackwards(true)}, nil},
+		{"masked_sequences", []layers.Option{layers.WithReturnSequences(true)}, mask},
+		{"masked_last_backwards", []layers.Option{layers.WithGoBackwards(true)}, mask},
+		{"masked_zero_output", []layers.Option{layers.WithReturnSequences(true), layers.WithZeroOutputForMask(true)}, mask},
+		{"no_bias", []layers.Option{layers.WithUseBias(false), layers.WithUnitForgetBias(false)}, nil},
+	} {
+		l := layers.NewLSTM(5, tc.opts...)
+		if _, err := layers.OutputShape(l, []ops.Shape{{-1, 6, 4}}); err != nil {
+			t.Fatal(err)
+		}
+		layers.SetFusedLSTM(true)
+		fused, kf := runLSTMWithGrads(t, l, x, tc.mask)
+		layers.SetFusedLSTM(false)
+		unrolled, ku := runLSTMWithGrads(t, l, x, tc.mask)
+		if !kf["LSTMSequence"] || !kf["LSTMSequenceGrad"] || ku["LSTMSequence"] {
+			t.Fatalf("%s: fused program kinds %v, unrolled %v", tc.name, kf, ku)
+		}
+		for i := range fused {
+			for j := range fused[i] {
+				a, b := float64(fused[i][j]), float64(unrolled[i][j])
+				if math.Abs(a-b) > 1e-5*math.Max(1, math.Abs(b)) {
+					t.Fatalf("%s: output %d [%d]: fused %v, unrolled %v", tc.name, i, j, a, b)
+				}
+			}
+		}
+	}
 }

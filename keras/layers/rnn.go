@@ -194,6 +194,10 @@ func (l *RNN) run(x ops.Tensor, initial []ops.Tensor, mask ops.Tensor, training 
 		}
 	}
 
+	if lc, ok := l.cell.(*LSTMCell); ok && fusedLSTM && lc.actName == "tanh" && lc.recActName == "sigmoid" &&
+		!(training && lc.cfg.rnn.recurrentDropout > 0) && (mask.IsNone() || (initial == nil && !o.stateful)) {
+		return l.runFusedLSTM(lc, x, states, kept, mask, training)
+	}
 	pc, fused := l.cell.(projectedCell)
 	var xp ops.Tensor // fused: the input product of every timestep, (b, steps, g)
 	var recMask ops.Tensor
@@ -292,6 +296,13 @@ func (l *RNN) run(x ops.Tensor, initial []ops.Tensor, mask ops.Tensor, training 
 			y = ops.Mul(y, ops.Slice(mask, []int{0, last}, []int{b, 1}))
 		}
 	}
+	l.keepStates(tr, kept, states)
+	return y, states
+}
+
+// keepStates makes a stateful layer's step write its final states to the
+// kept variables after each replay.
+func (l *RNN) keepStates(tr *ops.Trace, kept []*ops.Variable, states []ops.Tensor) {
 	if kept != nil {
 		vars := kept
 		tr.AddHook(ops.Hook{
@@ -309,7 +320,61 @@ func (l *RNN) run(x ops.Tensor, initial []ops.Tensor, mask ops.Tensor, training 
 			},
 		})
 	}
-	return y, states
+}
+
+// fusedLSTM selects ops.LSTMSequence (one op, hand-written BPTT) for LSTM
+// layers with Keras' default activations; false unrolls the loop into
+// the graph as for every other cell. Tests and benchmarks switch it.
+var fusedLSTM = true
+
+// runFusedLSTM is run for an LSTM cell through ops.LSTMSequence: the
+// input product of every timestep in one GEMM, then the whole time loop
+// (and its backward pass) in one op. Masked steps keep h and c; the
+// states start at zero whenever there is a mask, so the output carried
+// through a masked step equals the carried h, as the unrolled loop's.
+func (l *RNN) runFusedLSTM(c *LSTMCell, x ops.Tensor, states []ops.Tensor, kept []*ops.Variable, mask ops.Tensor, training bool) (ops.Tensor, []ops.Tensor) {
+	s := x.Shape()
+	b, steps, feat := s[0], s[1], s[2]
+	u := c.units
+	tr := x.Trace()
+	o := l.cfg.rnn
+	xin := x
+	if training && c.cfg.rnn.dropout > 0 {
+		ones := tr.Constant(ops.Shape{b, 1, feat}, filled(b*feat, 1))
+		xin = ops.Mul(x, ops.Dropout(ones, float32(c.cfg.rnn.dropout)))
+	}
+	xp := ops.Reshape(c.project(ops.Reshape(xin, ops.Shape{b * steps, feat})), ops.Shape{b, steps, 4 * u})
+	m := mask
+	if m.IsNone() {
+		m = tr.Constant(ops.Shape{b, steps}, filled(b*steps, 1))
+	}
+	if o.goBackwards {
+		xp = ops.Reverse(xp, 1)
+		m = ops.Reverse(m, 1)
+	}
+	packed := ops.LSTMSequence(xp, tr.Read(c.RecurrentKernel), states[0], states[1], m)
+	last := func(off int) ops.Tensor {
+		return ops.Reshape(ops.Slice(packed, []int{0, steps - 1, off * u}, []int{b, 1, u}), ops.Shape{b, u})
+	}
+	final := []ops.Tensor{last(5), last(4)}
+	zero := !mask.IsNone() && o.zeroOutputForMask
+	var y ops.Tensor
+	if o.returnSequences {
+		y = ops.Slice(packed, []int{0, 0, 5 * u}, []int{b, steps, u})
+		if zero {
+			y = ops.Mul(y, ops.Reshape(m, ops.Shape{b, steps, 1}))
+		}
+		if !mask.IsNone() {
+			SetMask(y, mask)
+		}
+	} else {
+		y = final[0]
+		if zero {
+			y = ops.Mul(y, ops.Slice(m, []int{0, steps - 1}, []int{b, 1}))
+		}
+	}
+	l.keepStates(tr, kept, final)
+	return y, final
 }
 
 // unstackTime returns the timesteps [lo, hi) of x (b, steps, g) as
