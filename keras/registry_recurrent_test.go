@@ -3,6 +3,7 @@ package keras
 import (
 	"encoding/json"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/gokeras/gokeras/internal/kerasvectors"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
 )
 
 // kerasRecurrentCase is one case of layers/testdata/keras/recurrent.json,
@@ -210,4 +212,48 @@ func withCommas(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// A model of every recurrent class survives Save and LoadModel: the
+// loaded model predicts what the saved one did (masks included).
+func TestRecurrentModelSaveLoad(t *testing.T) {
+	layers.ClearSession()
+	layers.SetRandomSeed(3)
+	in := layers.Input([]int{6})
+	e := layers.Apply(layers.NewEmbedding(9, 4, layers.WithMaskZero(true)), in)
+	h := layers.Apply(layers.NewBidirectional(layers.NewLSTM(3, layers.WithReturnSequences(true)), layers.WithMergeMode("sum")), e)
+	h = layers.Apply(layers.NewGRU(4, layers.WithReturnSequences(true), layers.WithGoBackwards(true)), h)
+	h = layers.Apply(layers.NewTimeDistributed(layers.NewDense(2)), h)
+	h = layers.Apply(layers.NewSimpleRNN(3), h)
+	h = layers.Apply(layers.NewRepeatVector(2), h)
+	h = layers.Apply(layers.NewRNN(layers.NewLSTMCell(2), layers.WithReturnSequences(true)), h)
+	out := layers.Apply(layers.NewMasking(), h)
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []float32{1, 2, 3, 0, 0, 0, 4, 5, 6, 7, 8, 1, 3, 0, 0, 0, 0, 0}
+	x := tensor.New(tensor.WithShape(3, 6), tensor.WithBacking(ids))
+	want, err := m.Predict(x, PredictConfig{Verbose: VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rnn.keras")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m2.Predict(x, PredictConfig{Verbose: VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, g := want.Data().([]float32), got.Data().([]float32)
+	for i := range w {
+		if w[i] != g[i] {
+			t.Fatalf("loaded model predicts %v, saved one %v", g, w)
+		}
+	}
 }
