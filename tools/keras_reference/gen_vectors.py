@@ -583,6 +583,49 @@ def schedule_cases():
     return cases
 
 
+def optimizer_slot_cases():
+    """Every optimizer's own variables (iterations and the slots of the
+    trained variable: momentum, velocity, accumulators, ...) after 3
+    apply_gradients steps. Their own generator."""
+    rng = np.random.default_rng(SEED + 71)
+    O = keras.optimizers
+    w0 = rng.standard_normal((2, 3)).astype(np.float32)
+    grads = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(3)]
+    configs = [
+        ("sgd_momentum", O.SGD, {"learning_rate": 0.1, "momentum": 0.9}),
+        ("adam", O.Adam, {"learning_rate": 0.1}),
+        ("adam_amsgrad", O.Adam, {"learning_rate": 0.1, "amsgrad": True}),
+        ("adamw", O.AdamW, {"learning_rate": 0.1, "weight_decay": 0.1}),
+        ("rmsprop_momentum_centered", O.RMSprop, {"learning_rate": 0.1, "momentum": 0.9, "centered": True}),
+        ("adagrad", O.Adagrad, {"learning_rate": 0.1}),
+        ("adamax", O.Adamax, {"learning_rate": 0.1}),
+        ("nadam", O.Nadam, {"learning_rate": 0.1}),
+        ("adadelta", O.Adadelta, {"learning_rate": 1.0}),
+        ("lion", O.Lion, {"learning_rate": 0.1}),
+        ("ftrl", O.Ftrl, {"learning_rate": 0.1, "l1_regularization_strength": 0.05}),
+    ]
+    cases = []
+    for name, cls, kw in configs:
+        opt = cls(**kw)
+        v = keras.Variable(w0, name="kernel")
+        for g in grads:
+            opt.apply_gradients([(tf.constant(g), v)])
+        # The slots of "kernel" by slot name (Keras' paths carry a counter
+        # of optimizers made so far: adam_9/kernel_momentum); Nadam's
+        # running product of momentum factors is an unnamed scalar.
+        variables = []
+        for x in opt.variables:
+            last = x.path.split("/")[-1]
+            if last in ("iteration", "learning_rate"):
+                continue
+            slot = last[len("kernel_"):] if last.startswith("kernel_") else "u_product" if cls is O.Nadam else last
+            variables.append({"slot": slot, "shape": list(x.shape), "value": arr(np.asarray(x.numpy(), np.float32))})
+        cases.append({"name": name, "optimizer": cls.__name__, "kwargs": kw, "shape": list(w0.shape),
+                      "w0": arr(w0), "grads": [arr(g) for g in grads], "w": arr(v.numpy()),
+                      "iterations": int(opt.iterations.numpy()), "variables": variables})
+    return cases
+
+
 def mean_metric_cases():
     """keras.metrics.Mean: the result after each update_state(values,
     sample_weight) of rank-1 values, each weighted alike (1 when none).
@@ -618,6 +661,7 @@ def main():
     write("keras/testdata/keras/layers_multi_input.json", multi_input_layer_cases())
     write("keras/optimizers/testdata/keras/schedules.json", schedule_cases())
     write("keras/metrics/testdata/keras/mean.json", mean_metric_cases())
+    write("keras/optimizers/testdata/keras/optimizer_slots.json", optimizer_slot_cases())
 
 
 if __name__ == "__main__":
