@@ -58,6 +58,12 @@ func TestErrorsReadWhatWentWrongFirst(t *testing.T) {
 			_, err := m.Predict(x, keras.PredictConfig{Verbose: 0})
 			return err
 		}, `model "sequential`, "(in keras: Predict: batch 0"},
+		{"input count in a custom step", func() error {
+			m := compiled("mse", layers.NewDense(1, layers.WithInputShape(10)))
+			f := keras.NewFunction(func(in []ops.Tensor) ([]ops.Tensor, error) { return m.Call(in, true), nil })
+			_, err := f.Call(x, x)
+			return err
+		}, `model "sequential`, "takes 1 inputs, got 2 (in keras: Function"},
 		{"layer config", func() error {
 			_, err := keras.NewSequential(layers.NewDropout(1.5, layers.WithName("drop"), layers.WithInputShape(10)))
 			return err

@@ -384,7 +384,7 @@ func (m *Model) Call(inputs []ops.Tensor, training bool) []ops.Tensor {
 		}
 	}
 	if len(inputs) != len(m.inputs) {
-		panic(&ops.Error{Op: m.name, Msg: fmt.Sprintf("model takes %d inputs, got %d", len(m.inputs), len(inputs))})
+		panic(&ops.Error{Op: fmt.Sprintf("model %q", m.name), Msg: fmt.Sprintf("takes %d inputs, got %d", len(m.inputs), len(inputs))})
 	}
 	vals := map[*layers.KerasTensor]ops.Tensor{}
 	for i, in := range m.inputs {
