@@ -38,9 +38,29 @@ func NewCheckpoint(model *Model, optimizer optimizers.Optimizer) *Checkpoint {
 // variables names every tracked variable by its place in the object graph,
 // as tf.train.Checkpoint does, not by its (auto-generated) name: a new
 // model of the same architecture restores a checkpoint whatever its layers
-// are called. Weights are "model/layer_with_weights-<i>/<weight>",
-// optimizer variables "optimizer/<i>" in the optimizer's stable order.
-func (c *Checkpoint) variables() map[string]*ops.Variable {
+// are called. Weights are "model/" and their Keras 3 structure key
+// ("model/layers/dense/vars/0", "model/layers/bidirectional/forward_layer/cell/vars/1";
+// see saving_structure.go), optimizer variables "optimizer/<i>" in the
+// optimizer's stable order.
+func (c *Checkpoint) variables() (map[string]*ops.Variable, error) {
+	vars := map[string]*ops.Variable{}
+	if c.Model != nil {
+		keys, svs, err := c.Model.structVars(false)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range svs {
+			vars["model/"+keys[i]] = v.v
+		}
+		c.addSeedStates(vars)
+	}
+	c.addOptimizer(vars)
+	return vars, nil
+}
+
+// legacyVariables names the variables as checkpoints did before structure
+// keys: "model/layer_with_weights-<i>/<weight base name>".
+func (c *Checkpoint) legacyVariables() map[string]*ops.Variable {
 	vars := map[string]*ops.Variable{}
 	if c.Model != nil {
 		i := 0
@@ -54,21 +74,30 @@ func (c *Checkpoint) variables() map[string]*ops.Variable {
 			}
 			i++
 		}
-		// Seed generator states (Dropout, random augmentation): not
-		// weights, but a resumed run must draw what an uninterrupted one
-		// would; optional on restore (checkpoints written before them).
-		for j, l := range c.Model.Layers() {
-			for k, g := range layers.SeedGenerators(l) {
-				vars[fmt.Sprintf("model/layer-%d/seed_generator-%d/%s", j, k, seedStateKey)] = g.State()
-			}
+		c.addSeedStates(vars)
+	}
+	c.addOptimizer(vars)
+	return vars
+}
+
+// addSeedStates adds the seed generator states (Dropout, random
+// augmentation): not weights, but a resumed run must draw what an
+// uninterrupted one would; optional on restore (checkpoints written
+// before them).
+func (c *Checkpoint) addSeedStates(vars map[string]*ops.Variable) {
+	for j, l := range c.Model.Layers() {
+		for k, g := range layers.SeedGenerators(l) {
+			vars[fmt.Sprintf("model/layer-%d/seed_generator-%d/%s", j, k, seedStateKey)] = g.State()
 		}
 	}
+}
+
+func (c *Checkpoint) addOptimizer(vars map[string]*ops.Variable) {
 	if c.Optimizer != nil {
 		for i, v := range c.Optimizer.Variables() {
 			vars[fmt.Sprintf("optimizer/%d", i)] = v
 		}
 	}
-	return vars
 }
 
 // Save writes the checkpoint to prefix-N.npz (N counting saves from 1, as
@@ -86,8 +115,11 @@ func (c *Checkpoint) Write(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("keras: checkpoint %s: %w", path, err)
 	}
-	vars := c.variables()
-	err := writeFileAtomic(path, func(w io.Writer) error {
+	vars, err := c.variables()
+	if err != nil {
+		return fmt.Errorf("keras: checkpoint %s: %w", path, err)
+	}
+	err = writeFileAtomic(path, func(w io.Writer) error {
 		nw := newNPZWriter(w).checksummed()
 		for _, name := range sortedKeys(vars) {
 			v := vars[name]
@@ -133,7 +165,13 @@ func (c *Checkpoint) restore(path string) error {
 	if err != nil {
 		return err
 	}
-	vars := c.variables()
+	vars, err := c.variables()
+	if err != nil {
+		return err
+	}
+	if !r.has(firstKey(vars, "model/layers/")) && r.has(firstKey(c.legacyVariables(), "model/layer_with_weights-")) {
+		vars = c.legacyVariables() // written before structure keys
+	}
 	var todo []*ops.Variable
 	var vals [][]float32
 	for _, name := range sortedKeys(vars) {
@@ -161,6 +199,17 @@ func (c *Checkpoint) restore(path string) error {
 		vals = append(vals, data)
 	}
 	return assignAll(todo, vals)
+}
+
+// firstKey is the first key of vars (in sorted order) with prefix, "" if
+// none.
+func firstKey(vars map[string]*ops.Variable, prefix string) string {
+	for _, k := range sortedKeys(vars) {
+		if strings.HasPrefix(k, prefix) {
+			return k
+		}
+	}
+	return ""
 }
 
 // LatestCheckpoint returns the newest prefix-N.npz in dir, as

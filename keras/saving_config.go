@@ -159,7 +159,7 @@ func (m *Model) functionalConfig() (map[string]any, error) {
 	pos := map[*layers.CallNode]int{}
 	calls := map[layers.Layer][]*layers.CallNode{}
 	for _, n := range m.nodes {
-		pos[n] = len(calls[n.Layer])
+		pos[n] = len(calls[n.Layer]) + firstCallNode(n.Layer)
 		calls[n.Layer] = append(calls[n.Layer], n)
 	}
 	ref := func(t *layers.KerasTensor) []any {
@@ -221,6 +221,24 @@ func (m *Model) functionalConfig() (map[string]any, error) {
 		outs[i] = ref(o)
 	}
 	return map[string]any{"name": m.name, "trainable": true, "layers": entries, "input_layers": ins, "output_layers": outs}, nil
+}
+
+// firstCallNode is the node index Keras gives a layer's first call: 1 for
+// a nested functional model (Keras' Functional has a node of its own,
+// from its inputs to its outputs, before any call), 0 otherwise.
+func firstCallNode(l layers.Layer) int {
+	if ml, ok := l.(*ModelLayer); ok && !ml.Model().sequential {
+		return 1
+	}
+	return 0
+}
+
+// firstCallNodeOf is firstCallNode for a layer entry of a config.
+func firstCallNodeOf(class string) int {
+	if class == "Functional" {
+		return 1
+	}
+	return 0
 }
 
 // weightBudget bounds the weight values that the layers of a model loaded
@@ -486,7 +504,7 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 			if err != nil {
 				return nil, fmt.Errorf("layer %q: %w", name, err)
 			}
-			pending = append(pending, pendingCall{l, name, j, refs})
+			pending = append(pending, pendingCall{l, name, j + firstCallNodeOf(class), refs})
 		}
 	}
 	// Call layers once their inputs exist; a shared layer's later calls

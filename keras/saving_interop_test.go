@@ -54,6 +54,7 @@ var interopModels = map[string]func(t *testing.T) *Model{
 	"resnet": ioResNet,
 	"two_io": ioTwoIO,
 	"rnn":    ioRNN,
+	"nested": ioNested,
 }
 
 // interopInputShapes are the shapes of the input batch of each model.
@@ -62,6 +63,30 @@ var interopInputShapes = map[string][][]int{
 	"resnet": {{3, 32, 32, 3}},
 	"two_io": {{3, 6}, {3, 5}},
 	"rnn":    {{3, 5, 3}},
+	"nested": {{3, 4}},
+}
+
+// ioNested calls a nested Sequential and a nested functional model.
+func ioNested(t *testing.T) *Model {
+	seq, err := NewSequential(layers.NewDense(5, layers.WithActivation("relu"), layers.WithInputShape(4)), layers.NewBatchNormalization())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq.name = "inner_seq"
+	i := layers.Input([]int{5})
+	fn, err := NewModel([]*layers.KerasTensor{i}, []*layers.KerasTensor{layers.Apply(layers.NewDense(3), i)}, ModelName("inner_fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := layers.Input([]int{4})
+	m, err := NewModel([]*layers.KerasTensor{x}, []*layers.KerasTensor{fn.Apply(seq.Apply(x))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(0.01)), Loss: "mse"}); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // ioRNN has the recurrent layers whose weights Keras keeps below the
@@ -274,7 +299,7 @@ func TestInteropWriteForKeras(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for k, name := range []string{"cnn", "resnet", "two_io", "rnn"} {
+	for k, name := range []string{"cnn", "resnet", "two_io", "rnn", "nested"} {
 		layers.SetRandomSeed(uint64(k + 1))
 		m := interopModels[name](t)
 		r := rand.New(rand.NewPCG(uint64(k+1), 99))
@@ -325,6 +350,9 @@ func ioTrain(t *testing.T, m *Model, name string, r *rand.Rand) {
 	case "rnn":
 		x = ioRandom(r, []int{8, 5, 3}, 1, 0).dense()
 		y = ioRandom(r, []int{8, 2}, 1, 0).dense()
+	case "nested":
+		x = ioRandom(r, []int{8, 4}, 1, 2).dense()
+		y = ioRandom(r, []int{8, 3}, 1, 0).dense()
 	case "two_io":
 		x = []*tensor.Dense{ioRandom(r, []int{8, 6}, 1, 3).dense(), ioRandom(r, []int{8, 5}, 1, 0).dense()}
 		labels := make([]float32, 8)

@@ -154,8 +154,14 @@ func layerStructure(path string, l layers.Layer, out *[]structEntry, seen map[an
 	if seen[l] {
 		return nil
 	}
-	if nm, ok := l.(nestedModel); ok {
-		sub := nm.SavedModel()
+	var sub *Model
+	switch x := l.(type) {
+	case *ModelLayer:
+		sub = x.Model()
+	case nestedModel:
+		sub = x.SavedModel()
+	}
+	if sub != nil {
 		if seen[sub] {
 			return nil
 		}

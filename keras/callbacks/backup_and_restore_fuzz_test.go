@@ -68,7 +68,8 @@ func TestBackupAndRestoreRefusesCorruptBackup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if key == "" && strings.HasSuffix(f.Name, "/kernel.npy") && !strings.HasPrefix(f.Name, "optimizer/") {
+		// The first kernel: variables are keyed by structure (layers/dense/vars/0).
+		if key == "" && strings.HasSuffix(f.Name, "/vars/0.npy") && strings.HasPrefix(f.Name, "layers/") {
 			b[len(b)-3] ^= 0x04
 			key = strings.TrimSuffix(f.Name, ".npy")
 		}

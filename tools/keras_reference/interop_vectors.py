@@ -26,6 +26,9 @@ run_all.py expects). Models:
   keeps their weights below the layer: lstm/cell/vars,
   bidirectional/forward_layer/cell/vars, time_distributed/layer/vars),
   trained 2 steps with Adam.
+- nested: a functional model calling a nested Sequential (Dense,
+  BatchNormalization) and a nested functional model (saved below
+  layers/sequential/layers/... and layers/functional/layers/...).
 
 Files are made reproducible: the archive members get a fixed date and
 metadata.json a fixed date_saved, so that reruns give the same bytes.
@@ -166,12 +169,29 @@ def rnn():
     return m, [(3, 5, 3)], train
 
 
+def nested():
+    inner_seq = keras.Sequential([keras.Input((4,)), layers.Dense(5, activation="relu"),
+                                  layers.BatchNormalization()], name="inner_seq")
+    i = keras.Input((5,))
+    inner_fn = keras.Model(i, layers.Dense(3)(i), name="inner_fn")
+    x = keras.Input((4,))
+    m = keras.Model(x, inner_fn(inner_seq(x)))
+    m.compile(optimizer=keras.optimizers.Adam(learning_rate=0.01), loss="mse")
+
+    def train(rng):
+        xs = rng.normal(size=(8, 4)).astype(np.float32) + 2
+        ys = rng.normal(size=(8, 3)).astype(np.float32)
+        m.fit(xs, ys, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    return m, [(3, 4)], train
+
+
 # name -> (builder, legacy files to write besides the .keras)
 MODELS = {
     "cnn": (cnn, ["legacy_model"]),
     "resnet": (resnet, []),
     "two_io": (two_io, ["legacy_weights", "legacy_model"]),
     "rnn": (rnn, []),  # LSTM, TimeDistributed, GRU, Bidirectional
+    "nested": (nested, []),  # a Sequential and a functional model as layers
 }
 
 
