@@ -202,3 +202,27 @@ func TestNestedSaveLoad(t *testing.T) {
 		t.Errorf("loaded model predicts %v, saved %v", got.Data(), want.Data())
 	}
 }
+
+// A nested Sequential without an input shape is built by its first call,
+// in a functional model or when the outer Sequential is built from data.
+func TestNestedUnbuilt(t *testing.T) {
+	layers.ClearSession()
+	inner := keras.MustSequential(layers.NewDense(3, layers.WithActivation("relu")))
+	y := inner.Apply(layers.Input([]int{5}))
+	if y.Err() != nil || fmt.Sprint(y.Shape()) != "(None, 3)" || !inner.Built() {
+		t.Fatalf("%v %v built %v", y.Err(), y.Shape(), inner.Built())
+	}
+	lazy := keras.MustSequential(layers.NewDense(4))
+	outer := keras.MustSequential(lazy.AsLayer(), layers.NewDense(1))
+	if outer.Built() || lazy.Built() {
+		t.Fatal("built before any data")
+	}
+	_ = outer.Compile(keras.CompileConfig{Optimizer: "sgd", Loss: "mse"})
+	x, _ := randomData(2, 6, 7, 2)
+	if _, err := outer.Fit(x, ramp(1, 3, 6, 1), keras.FitConfig{Verbose: keras.VerboseSilent}); err != nil {
+		t.Fatal(err)
+	}
+	if !lazy.Built() || lazy.Weights()[0].Shape()[0] != 7 || len(outer.Weights()) != 4 {
+		t.Errorf("after Fit: built %v, %d weights", lazy.Built(), len(outer.Weights()))
+	}
+}
