@@ -15,9 +15,9 @@ import (
 //
 // filepath is a template in Python's str.format syntax (see [Format]) with
 // the fields epoch (1-based), batch (1-based, when saving every N batches)
-// and the names of the logs: "ckpt_{epoch:04d}.weights.npz",
-// "model-{epoch:02d}-{val_loss:.2f}.keras". It must end in .weights.npz
-// with SaveWeightsOnly(true) (Model.SaveWeights) and in .keras otherwise
+// and the names of the logs: "ckpt_{epoch:04d}.weights.h5",
+// "model-{epoch:02d}-{val_loss:.2f}.keras". It must end in .weights.h5 (or
+// .weights.npz) with SaveWeightsOnly(true) (Model.SaveWeights) and in .keras otherwise
 // (Model.Save). Missing directories are created; files are written
 // atomically.
 //
@@ -58,10 +58,10 @@ func NewModelCheckpoint(filepath string, opts ...Option) *ModelCheckpoint {
 	}
 	if c.err == nil {
 		switch {
-		case s.saveWeightsOnly && !strings.HasSuffix(filepath, ".weights.npz"):
-			c.err = fmt.Errorf("callbacks: ModelCheckpoint: with save_weights_only the filepath must end in .weights.npz, got %q", filepath)
+		case s.saveWeightsOnly && !strings.HasSuffix(filepath, ".weights.h5") && !strings.HasSuffix(filepath, ".weights.npz"):
+			c.err = fmt.Errorf("callbacks: ModelCheckpoint: with save_weights_only the filepath must end in .weights.h5 (or .weights.npz), got %q", filepath)
 		case !s.saveWeightsOnly && !strings.HasSuffix(filepath, ".keras"):
-			c.err = fmt.Errorf("callbacks: ModelCheckpoint: the filepath must end in .keras (or .weights.npz with save_weights_only), got %q", filepath)
+			c.err = fmt.Errorf("callbacks: ModelCheckpoint: the filepath must end in .keras (or .weights.h5 with save_weights_only), got %q", filepath)
 		}
 	}
 	return c
