@@ -95,9 +95,12 @@ type seedDrawsKey struct{ g *SeedGenerator }
 // from the state advanced k times). The op's maker calls advance once the
 // op is in the trace.
 func (g *SeedGenerator) draw(tr *Trace) *seedDraw {
-	key := seedDrawsKey{g}
-	k, _ := tr.Attr(key).(int)
-	tr.SetAttr(key, k+1)
+	k := 0
+	if !tr.Eager() { // an eager draw's hook has advanced the state already
+		key := seedDrawsKey{g}
+		k, _ = tr.Attr(key).(int)
+		tr.SetAttr(key, k+1)
+	}
 	pcg := rand.NewPCG(0, 0)
 	return &seedDraw{g: g, state: tr.Read(g.state), k: k, replica: tr.replica, pcg: pcg, r: rand.New(pcg)}
 }

@@ -144,3 +144,34 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoDrawsPerStep: a traced step drawing twice from one generator
+// draws what two eager draws do, and advances the state by two per replay
+// (Keras advances the state at each draw).
+func TestTwoDrawsPerStep(t *testing.T) {
+	data := values(t)
+	g := random.NewSeedGenerator(7)
+	f := keras.NewFunction(func(in []ops.Tensor) ([]ops.Tensor, error) {
+		tr := in[0].Trace()
+		return []ops.Tensor{
+			ops.Add(in[0], random.NormalIn(tr, ops.Shape{3}, random.Generator(g))),
+			ops.Add(in[0], random.UniformIn(tr, ops.Shape{3}, random.Generator(g))),
+		}, nil
+	})
+	zero := tensor.New(tensor.WithShape(3), tensor.WithBacking(make([]float32, 3)))
+	ref := random.NewSeedGenerator(7)
+	for step := 0; step < 2; step++ {
+		out, err := f.Call(zero)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := data(random.Normal([]int{3}, random.Generator(ref)))
+		u := data(random.Uniform([]int{3}, random.Generator(ref)))
+		if !equal(out[0].Data, n) || !equal(out[1].Data, u) {
+			t.Errorf("step %d drew %v, %v; eager draws %v, %v", step, out[0].Data, out[1].Data, n, u)
+		}
+	}
+	if got := g.State().Numpy(); got[1] != 4 {
+		t.Errorf("state after 2 steps of 2 draws %v, want counter 4", got)
+	}
+}
