@@ -10,7 +10,12 @@ structure, keys, strings, booleans and integers exactly; floating-point
 numbers within |a - b| <= atol + rtol * max(|a|, |b|) (TensorFlow's float
 kernels may differ by an ulp between CPUs, so a byte diff would fail on
 another machine); .npz files array by array the same way (names, shapes
-and dtypes exactly); other files byte for byte. A committed JSON vector
+and dtypes exactly); .h5 files that differ in bytes as HDF5 trees read
+with h5py (links, groups, datasets' dtype, shape, storage size, values and
+attributes; h5py writes object timestamps, so the bytes change each run);
+.keras files member by member (JSON but its save time and Python object
+ids, HDF5 as above, the rest bytes);
+other files byte for byte. A committed JSON vector
 file whose manifest names a generator that ran but was not written again
 is stale and fails too. Exits 1 on any drift, listing the first
 differences per file.
@@ -56,23 +61,87 @@ class Drift:
         if d > self.atol + self.rtol * scale:
             self.err(where, f"{a!r} != committed {b!r} (difference {d:.3g})")
 
-    def walk(self, where, a, b):
+    def walk(self, where, a, b, ignore=()):
         if isinstance(a, dict) and isinstance(b, dict):
             if set(a) != set(b):
                 self.err(where, f"keys {sorted(set(a) ^ set(b))} differ")
             for k in a:
-                if k in b:
-                    self.walk(f"{where}.{k}", a[k], b[k])
+                if k in b and k not in ignore:
+                    self.walk(f"{where}.{k}", a[k], b[k], ignore)
         elif isinstance(a, list) and isinstance(b, list):
             if len(a) != len(b):
                 self.err(where, f"length {len(a)} != committed {len(b)}")
                 return
             for i, (x, y) in enumerate(zip(a, b)):
-                self.walk(f"{where}[{i}]", x, y)
+                self.walk(f"{where}[{i}]", x, y, ignore)
         elif isinstance(a, (int, float)) and isinstance(b, (int, float)):
             self.num(where, a, b)
         elif a != b:
             self.err(where, f"{a!r} != committed {b!r}")
+
+    def tree(self, where, a, b):
+        """Compares h5_tree results: numbers and arrays with tolerance."""
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            a, b = np.asarray(a), np.asarray(b)
+            if a.dtype.kind in "OSU" or b.dtype.kind in "OSU" or a.dtype.names or b.dtype.names:
+                if a.shape != b.shape or a.dtype != b.dtype or a.tobytes() != b.tobytes():
+                    if a.dtype.kind != "O" or a.tolist() != b.tolist():
+                        self.err(where, "values differ")
+                return
+            self.arrays(where, a, b)
+        elif isinstance(a, dict) and isinstance(b, dict):
+            if list(a) != list(b):
+                self.err(where, f"members {list(a)} != committed {list(b)}")
+                return
+            for k in a:
+                self.tree(f"{where}/{k}", a[k], b[k])
+        elif isinstance(a, tuple) and isinstance(b, tuple):
+            if len(a) != len(b):
+                self.err(where, f"{a[0]} != committed {b[0]}")
+                return
+            for i, (x, y) in enumerate(zip(a, b)):
+                self.tree(where if i else where + "(kind)", x, y)
+        elif isinstance(a, (float, np.floating)) and isinstance(b, (float, np.floating)):
+            self.num(where, float(a), float(b))
+        elif a != b:
+            self.err(where, f"{a!r} != committed {b!r}")
+
+    def h5(self, where, path_a, path_b):
+        try:
+            ta = h5_tree(path_a)
+        except Exception as e:  # noqa: BLE001  (a file h5py refuses: compare the refusal)
+            ta = f"<unreadable: {type(e).__name__}>"
+        try:
+            tb = h5_tree(path_b)
+        except Exception as e:  # noqa: BLE001
+            tb = f"<unreadable: {type(e).__name__}>"
+        self.tree(where, ta, tb)
+
+    def keras_zip(self, where, path_a, path_b):
+        """A .keras file: a zip whose members are compared by content (JSON
+        numerically, .h5 as HDF5 trees, the rest byte for byte); the zip's
+        own timestamps are left out."""
+        import tempfile
+        import zipfile
+        with zipfile.ZipFile(path_a) as za, zipfile.ZipFile(path_b) as zb:
+            na, nb = sorted(za.namelist()), sorted(zb.namelist())
+            if na != nb:
+                self.err(where, f"members {na} != committed {nb}")
+                return
+            for n in na:
+                ba, bb = za.read(n), zb.read(n)
+                if n.endswith(".json"):
+                    self.walk(f"{where}:{n}", json.loads(ba), json.loads(bb), KERAS_VOLATILE)
+                elif n.endswith(".h5"):
+                    with tempfile.TemporaryDirectory() as d:
+                        pa, pb = os.path.join(d, "a.h5"), os.path.join(d, "b.h5")
+                        with open(pa, "wb") as f:
+                            f.write(ba)
+                        with open(pb, "wb") as f:
+                            f.write(bb)
+                        self.h5(f"{where}:{n}", pa, pb)
+                elif ba != bb:
+                    self.err(f"{where}:{n}", "bytes differ")
 
     def arrays(self, where, a, b):
         if a.shape != b.shape or a.dtype != b.dtype:
@@ -97,6 +166,59 @@ class Drift:
                 self.err(where, f"... {len(bad)} values differ")
         elif not np.array_equal(a, b):
             self.err(where, "values differ")
+
+
+# Keys of a .keras file's JSON that change on every save: the time
+# (metadata.json) and the Python id() Keras writes for shared objects
+# (config.json).
+KERAS_VOLATILE = ("date_saved", "shared_object_id")
+
+MAX_READ = 1 << 24  # bytes of a dataset read to compare values; larger ones compare metadata only
+
+
+def h5_tree(path):
+    """An HDF5 file as a comparable tree (h5py): for each link its kind
+    (group, dataset, soft or external link and its target), each dataset's
+    dtype, shape, storage size and values (when small enough to read), and
+    every attribute. Object timestamps and addresses are left out: h5py
+    writes the time into the file, so bytes differ between runs."""
+    import h5py
+
+    def attrs(obj):
+        out = {}
+        for k in sorted(obj.attrs.keys()):
+            try:
+                v = obj.attrs[k]
+            except Exception as e:  # noqa: BLE001  (unreadable attribute: compare the error)
+                v = f"<{type(e).__name__}>"
+            out[k] = v
+        return out
+
+    def walk(group):
+        out = {}
+        for name in group.keys():
+            link = group.get(name, getlink=True)
+            if isinstance(link, h5py.SoftLink):
+                out[name] = ("soft", link.path)
+                continue
+            if isinstance(link, h5py.ExternalLink):
+                out[name] = ("external", link.filename, link.path)
+                continue
+            obj = group[name]
+            if isinstance(obj, h5py.Group):
+                out[name] = ("group", attrs(obj), walk(obj))
+                continue
+            val = None
+            if obj.dtype.itemsize * obj.size <= MAX_READ and obj.id.get_storage_size() <= MAX_READ:
+                try:
+                    val = obj[()]
+                except Exception as e:  # noqa: BLE001  (external storage and the like: compare the error)
+                    val = f"<{type(e).__name__}>"
+            out[name] = ("dataset", str(obj.dtype), obj.shape, obj.id.get_storage_size(), attrs(obj), val)
+        return out
+
+    with h5py.File(path, "r") as f:
+        return ("file", attrs(f), walk(f))
 
 
 def committed_generators(root, ran):
@@ -152,8 +274,13 @@ def main():
                             d.arrays(f"{rel}:{k}", za[k], zb[k])
             else:
                 with open(path, "rb") as f, open(ref, "rb") as g:
-                    if f.read() != g.read():
-                        d.err(rel, "bytes differ")
+                    same = f.read() == g.read()
+                if not same and fn.endswith(".h5"):
+                    d.h5(rel, path, ref)
+                elif not same and fn.endswith(".keras"):
+                    d.keras_zip(rel, path, ref)
+                elif not same:
+                    d.err(rel, "bytes differ")
             if d.errors:
                 failed += 1
                 print(f"DRIFT {rel}:")

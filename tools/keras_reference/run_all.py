@@ -4,8 +4,9 @@ Usage, from the repository root, with the pinned environment:
 
     python tools/keras_reference/run_all.py [--out DIR] [--only NAME ...]
 
-A vector script is tools/keras_reference/*vectors.py with a main() that
-writes its files by paths relative to the current directory. The runner
+A vector script is tools/keras_reference/*vectors.py (or one of EXTRA,
+older scripts named otherwise) with a main() that writes its files by
+paths relative to the current directory. The runner
 changes into DIR (default: the repository root, which rewrites the
 committed vectors; check.sh passes a scratch folder and then compare.py)
 and, before each script, clears Keras' session (layer names restart at
@@ -31,8 +32,13 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SEED = 20261124
 
 
+# Scripts that write testdata but whose names do not end in vectors.py.
+EXTRA = ["h5_fixtures.py", "interop_bad_files.py"]
+
+
 def scripts(only):
     found = sorted(glob.glob(os.path.join(HERE, "*vectors.py")))
+    found += [os.path.join(HERE, n) for n in EXTRA if os.path.exists(os.path.join(HERE, n))]
     if only:
         names = {os.path.basename(p) for p in found}
         missing = [o for o in only if o not in names]
