@@ -85,31 +85,39 @@ func lstmForward(a LSTMSequenceAttrs, out, xp, rk, h0, c0, mask []float32) {
 		} else {
 			sgemm(false, false, b, g4, u, 1, out[(s-1)*g6+5*u:], t*g6, rk, g4, 1, z, g4)
 		}
-		for r := 0; r < b; r++ {
-			zr := z[r*g4 : (r+1)*g4]
-			row := out[(r*t+s)*g6 : (r*t+s+1)*g6]
-			var hp, cp []float32
-			if s == 0 {
-				hp, cp = h0[r*u:(r+1)*u], c0[r*u:(r+1)*u]
-			} else {
-				prev := out[(r*t+s-1)*g6 : (r*t+s)*g6]
-				hp, cp = prev[5*u:6*u], prev[4*u:5*u]
+		parallelRows(b, g6, func(lo, hi int) { lstmForwardRows(a, s, lo, hi, out, z, h0, c0, mask) })
+	}
+}
+
+// lstmForwardRows is step s of the forward pass for rows [lo, hi), given
+// the gates' pre-activations z.
+func lstmForwardRows(a LSTMSequenceAttrs, s, lo, hi int, out, z, h0, c0, mask []float32) {
+	t, u := a.Steps, a.Units
+	g4, g6 := 4*u, LSTMPacked*u
+	for r := lo; r < hi; r++ {
+		zr := z[r*g4 : (r+1)*g4]
+		row := out[(r*t+s)*g6 : (r*t+s+1)*g6]
+		var hp, cp []float32
+		if s == 0 {
+			hp, cp = h0[r*u:(r+1)*u], c0[r*u:(r+1)*u]
+		} else {
+			prev := out[(r*t+s-1)*g6 : (r*t+s)*g6]
+			hp, cp = prev[5*u:6*u], prev[4*u:5*u]
+		}
+		keep := mask[r*t+s] == 0
+		for j := 0; j < u; j++ {
+			i := sigm(zr[j])
+			f := sigm(zr[u+j])
+			g := tanh32(zr[2*u+j])
+			o := sigm(zr[3*u+j])
+			row[j], row[u+j], row[2*u+j], row[3*u+j] = i, f, g, o
+			if keep {
+				row[4*u+j], row[5*u+j] = cp[j], hp[j]
+				continue
 			}
-			keep := mask[r*t+s] == 0
-			for j := 0; j < u; j++ {
-				i := sigm(zr[j])
-				f := sigm(zr[u+j])
-				g := tanh32(zr[2*u+j])
-				o := sigm(zr[3*u+j])
-				row[j], row[u+j], row[2*u+j], row[3*u+j] = i, f, g, o
-				if keep {
-					row[4*u+j], row[5*u+j] = cp[j], hp[j]
-					continue
-				}
-				c := f*cp[j] + i*g
-				row[4*u+j] = c
-				row[5*u+j] = o * tanh32(c)
-			}
+			c := f*cp[j] + i*g
+			row[4*u+j] = c
+			row[5*u+j] = o * tanh32(c)
 		}
 	}
 }
@@ -139,37 +147,7 @@ func lstmBackward(a LSTMSequenceAttrs, o, y, dy, rk, h0, c0, mask []float32) {
 	rec := make([]float32, b*u)
 	for s := t - 1; s >= 0; s-- {
 		// dz_s into dxp[:, s]; dh, dc become those of step s-1.
-		for r := 0; r < b; r++ {
-			row := y[(r*t+s)*g6 : (r*t+s+1)*g6]
-			drow := dy[(r*t+s)*g6 : (r*t+s+1)*g6]
-			dz := dxp[(r*t+s)*g4 : (r*t+s+1)*g4]
-			var cp []float32
-			if s == 0 {
-				cp = c0[r*u : (r+1)*u]
-			} else {
-				cp = y[(r*t+s-1)*g6+4*u : (r*t+s-1)*g6+5*u]
-			}
-			dhr, dcr := dh[r*u:(r+1)*u], dc[r*u:(r+1)*u]
-			keep := mask[r*t+s] == 0
-			for j := 0; j < u; j++ {
-				dhj := dhr[j] + drow[5*u+j]
-				dcj := dcr[j] + drow[4*u+j]
-				if keep {
-					dz[j], dz[u+j], dz[2*u+j], dz[3*u+j] = 0, 0, 0, 0
-					dhr[j], dcr[j] = dhj, dcj
-					continue
-				}
-				i, f, g, og := row[j], row[u+j], row[2*u+j], row[3*u+j]
-				tc := tanh32(row[4*u+j])
-				dcj += dhj * og * (1 - tc*tc)
-				dz[j] = dcj * g * i * (1 - i)
-				dz[u+j] = dcj * cp[j] * f * (1 - f)
-				dz[2*u+j] = dcj * i * (1 - g*g)
-				dz[3*u+j] = dhj * tc * og * (1 - og)
-				dhr[j] = 0 // h_{s-1} reaches h_s only through z: added below
-				dcr[j] = dcj * f
-			}
-		}
+		parallelRows(b, g6, func(lo, hi int) { lstmBackwardRows(a, s, lo, hi, dxp, dh, dc, y, dy, c0, mask) })
 		// dh_{s-1} += dz_s · rkᵀ
 		sgemm(false, true, b, u, g4, 1, dxp[s*g4:], t*g4, rk, g4, 0, rec, u)
 		for k := range dh {
@@ -187,4 +165,43 @@ func lstmBackward(a LSTMSequenceAttrs, o, y, dy, rk, h0, c0, mask []float32) {
 		}
 	}
 	sgemm(true, false, u, g4, b*t, 1, hp, u, dxp, g4, 0, drk, g4)
+}
+
+// lstmBackwardRows is step s of the backward pass for rows [lo, hi): it
+// writes dz_s and turns dh, dc into the gradients reaching step s-1 other
+// than through the recurrent product.
+func lstmBackwardRows(a LSTMSequenceAttrs, s, lo, hi int, dxp, dh, dc, y, dy, c0, mask []float32) {
+	t, u := a.Steps, a.Units
+	g4, g6 := 4*u, LSTMPacked*u
+	for r := lo; r < hi; r++ {
+		row := y[(r*t+s)*g6 : (r*t+s+1)*g6]
+		drow := dy[(r*t+s)*g6 : (r*t+s+1)*g6]
+		dz := dxp[(r*t+s)*g4 : (r*t+s+1)*g4]
+		var cp []float32
+		if s == 0 {
+			cp = c0[r*u : (r+1)*u]
+		} else {
+			cp = y[(r*t+s-1)*g6+4*u : (r*t+s-1)*g6+5*u]
+		}
+		dhr, dcr := dh[r*u:(r+1)*u], dc[r*u:(r+1)*u]
+		keep := mask[r*t+s] == 0
+		for j := 0; j < u; j++ {
+			dhj := dhr[j] + drow[5*u+j]
+			dcj := dcr[j] + drow[4*u+j]
+			if keep {
+				dz[j], dz[u+j], dz[2*u+j], dz[3*u+j] = 0, 0, 0, 0
+				dhr[j], dcr[j] = dhj, dcj
+				continue
+			}
+			i, f, g, og := row[j], row[u+j], row[2*u+j], row[3*u+j]
+			tc := tanh32(row[4*u+j])
+			dcj += dhj * og * (1 - tc*tc)
+			dz[j] = dcj * g * i * (1 - i)
+			dz[u+j] = dcj * cp[j] * f * (1 - f)
+			dz[2*u+j] = dcj * i * (1 - g*g)
+			dz[3*u+j] = dhj * tc * og * (1 - og)
+			dhr[j] = 0 // h_{s-1} reaches h_s only through z: added by the caller
+			dcr[j] = dcj * f
+		}
+	}
 }

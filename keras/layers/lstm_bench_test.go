@@ -54,12 +54,17 @@ func benchRecurrent(b *testing.B, mk func(units int) layers.Layer, batch, steps,
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
 }
 
-// BenchmarkLSTMForwardBackward: LSTM returning sequences.
+// BenchmarkLSTMForwardBackward: LSTM returning sequences, as the fused
+// ops.LSTMSequence and as the loop unrolled into the graph.
 func BenchmarkLSTMForwardBackward(b *testing.B) {
-	for _, s := range lstmBenchShapes {
-		b.Run(fmt.Sprintf("b%d_t%d_f%d_u%d", s.batch, s.steps, s.features, s.units), func(b *testing.B) {
-			benchRecurrent(b, func(u int) layers.Layer { return layers.NewLSTM(u, layers.WithReturnSequences(true)) }, s.batch, s.steps, s.features, s.units)
-		})
+	for _, fused := range []bool{true, false} {
+		for _, s := range lstmBenchShapes {
+			name := map[bool]string{true: "fused", false: "unrolled"}[fused]
+			b.Run(fmt.Sprintf("%s/b%d_t%d_f%d_u%d", name, s.batch, s.steps, s.features, s.units), func(b *testing.B) {
+				defer layers.SetFusedLSTM(layers.SetFusedLSTM(fused))
+				benchRecurrent(b, func(u int) layers.Layer { return layers.NewLSTM(u, layers.WithReturnSequences(true)) }, s.batch, s.steps, s.features, s.units)
+			})
+		}
 	}
 }
 
