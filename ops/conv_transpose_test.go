@@ -328,3 +328,36 @@ func BenchmarkConv2DTransposeStep(b *testing.B) {
 		})
 	}
 }
+
+func TestUpSample2DErrors(t *testing.T) {
+	for _, c := range []struct {
+		xs     ops.Shape
+		size   [2]int
+		interp string
+	}{
+		{ops.Shape{1, 4, 4, 1}, [2]int{0, 2}, "nearest"},
+		{ops.Shape{1, 4, 4, 1}, [2]int{2, 2}, "bicubic"},
+		{ops.Shape{1, 4, 4}, [2]int{2, 2}, "nearest"},
+		{ops.Shape{2, 28, 28, 1}, [2]int{1 << 40, 2}, "nearest"},
+		{ops.Shape{2, 28, 28, 1}, [2]int{1 << 62, 1 << 62}, "nearest"},
+		{ops.Shape{1, 1000, 10, 1}, [2]int{1000, 1}, "bilinear"},
+	} {
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					e, ok := r.(*ops.Error)
+					if !ok {
+						panic(r)
+					}
+					err = e
+				}
+			}()
+			tr := ops.NewTrace(false, 0, 1)
+			ops.UpSample2D(tr.Input("x", c.xs), c.size, c.interp)
+			return nil
+		}()
+		if err == nil {
+			t.Errorf("UpSample2D(%v, %v, %q): no error", c.xs, c.size, c.interp)
+		}
+	}
+}

@@ -18,6 +18,16 @@ func UpSample2D(x Tensor, size [2]int, interpolation string) Tensor {
 		fail(op, "size %v must be positive", size)
 	}
 	n, h, w, c := xs[0], xs[1], xs[2], xs[3]
+	// Sizes from a file must not overflow the output's shape, nor make the
+	// bilinear matrices (built now, at trace time) huge.
+	const maxElems = 1 << 40
+	if size[0] > maxElems/max(h, 1) || size[1] > maxElems/max(w, 1) ||
+		float64(n)*float64(h*size[0])*float64(w*size[1])*float64(c) > maxElems {
+		fail(op, "size %v makes the output of input %v too large", size, xs)
+	}
+	if interpolation == "bilinear" && (float64(h*size[0])*float64(h) > 1<<28 || float64(w*size[1])*float64(w) > 1<<28) {
+		fail(op, "bilinear size %v of input %v needs interpolation matrices over 2^28 values", size, xs)
+	}
 	switch interpolation {
 	case "nearest":
 		y := x
