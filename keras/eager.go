@@ -30,8 +30,9 @@ import (
 // eager ops.Tensor. A Sequential model not built yet is built for x's
 // shape. A GradientTape's Gradient differentiates through the call.
 //
-// Eager calls read and update the primary copy of the weights: under a
-// strategy with several replicas, run steps with strategy.Run instead.
+// Eager calls read the primary copy of the weights. A training call of a
+// model made under a strategy with several replicas is an error: its
+// updates would reach one copy; run such steps with strategy.Run.
 func (m *Model) CallEager(x any, training bool) (out ops.Tensor, err error) {
 	defer eagerGuard(fmt.Sprintf("model %q", m.name), &err)
 	in, err := EagerTensor(x)
@@ -40,6 +41,9 @@ func (m *Model) CallEager(x any, training bool) (out ops.Tensor, err error) {
 	}
 	if m.inputs != nil && len(m.inputs) != 1 {
 		return ops.Tensor{}, fmt.Errorf("keras: model %q has %d inputs: call m.Call with one eager tensor per input (ops.ConvertToTensor)", m.name, len(m.inputs))
+	}
+	if n := m.strategy.NumReplicasInSync(); training && n > 1 {
+		return ops.Tensor{}, fmt.Errorf("keras: model %q: an eager training call would update one of the %d copies of its mirrored weights: run the step with strategy.Run (or call with training false)", m.name, n)
 	}
 	outs := m.Call([]ops.Tensor{in}, training)
 	if len(outs) != 1 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gokeras/gokeras/distribute"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
@@ -233,5 +234,30 @@ func TestEagerModelLosses(t *testing.T) {
 	}
 	if len(m.Losses(nil)) != 0 {
 		t.Error("Losses(nil) is not empty")
+	}
+}
+
+// TestCallEagerMirroredTraining: a model under a 2-replica strategy may be
+// called eagerly for inference, not for training (its updates would reach
+// one copy of the mirrored weights).
+func TestCallEagerMirroredTraining(t *testing.T) {
+	prev := len(distribute.ListLogicalDevices("CPU"))
+	if err := distribute.SetLogicalCPUs(2); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = distribute.SetLogicalCPUs(max(prev, 1)) })
+	s, err := distribute.NewMirroredStrategy("/cpu:0", "/cpu:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exit := s.Scope()
+	m := eagerCNN(t, 2)
+	exit()
+	x, _ := eagerBatch(1, 2)
+	if _, err := m.CallEager(x, false); err != nil {
+		t.Fatalf("inference: %v", err)
+	}
+	if _, err := m.CallEager(x, true); err == nil || !strings.Contains(err.Error(), "strategy.Run") {
+		t.Fatalf("training call under 2 replicas: %v", err)
 	}
 }
