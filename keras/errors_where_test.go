@@ -53,6 +53,11 @@ func TestErrorsReadWhatWentWrongFirst(t *testing.T) {
 			_, err := m.Fit(x, y5, keras.FitConfig{Verbose: 0})
 			return err
 		}, "losses: CategoricalCrossentropy: labels of shape (32, 5) do not match predictions of shape (32, 3)", "(in keras: Fit: epoch 1, batch 0"},
+		{"labels in Evaluate", func() error {
+			m := compiled("categorical_crossentropy", layers.NewDense(3, layers.WithInputShape(10)))
+			_, err := m.Evaluate(x, y5, keras.EvaluateConfig{Verbose: 0})
+			return err
+		}, "losses: CategoricalCrossentropy: labels of shape (32, 5)", "(in keras: Evaluate > batch 0 > "},
 		{"model input in Predict", func() error {
 			m := compiled("mse", layers.NewDense(1, layers.WithInputShape(7)))
 			_, err := m.Predict(x, keras.PredictConfig{Verbose: 0})

@@ -500,7 +500,7 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 		if val != nil {
 			vl, err := m.evaluate(ctx, val, cfg.ValidationSteps, nil, 0, nil)
 			if err != nil {
-				return hist, fmt.Errorf("keras: Fit: validation: %w", err)
+				return hist, ops.Where("keras: Fit: validation", err)
 			}
 			for name, v := range vl {
 				epochLogs["val_"+name] = v
@@ -550,7 +550,11 @@ func (m *Model) Evaluate(x, y any, cfg EvaluateConfig) (Logs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.evaluate(ctx, src, cfg.Steps, cfg.Callbacks, verbose, out)
+	logs, err := m.evaluate(ctx, src, cfg.Steps, cfg.Callbacks, verbose, out)
+	if err != nil {
+		return nil, ops.Where("keras: Evaluate", err)
+	}
+	return logs, nil
 }
 
 func (m *Model) evaluate(ctx context.Context, src source, maxSteps int, cbs callbackList, verbose int, out io.Writer) (Logs, error) {
