@@ -35,7 +35,7 @@ var eagerSeq atomic.Uint64
 type eagerState struct {
 	seq      uint64
 	vals     map[*gorgonia.Node][]float32
-	imported map[*gorgonia.Node]*gorgonia.Node // a node of another trace -> its constant here
+	imported map[*gorgonia.Node]*gorgonia.Node // a node of another trace -> its copy or constant here
 }
 
 // NewEagerTrace starts an eager trace reading replica 0's copies of
@@ -58,9 +58,10 @@ func (t Tensor) IsEager() bool { return t.n != nil && t.tr.eager != nil }
 func EagerContext() *Trace { return NewEagerTrace(false, eagerSeq.Load()) }
 
 // pickTrace chooses the trace of an op whose inputs come from a and b
-// (different traces): a symbolic trace over an eager one, else the eager
-// trace with the larger graph (the other is copied into it), the newer on
-// a tie. ok is false when both are symbolic.
+// (different traces): a symbolic trace over an eager one, an eager trace
+// not differentiated yet over one that was, else the eager trace with the
+// larger graph (the other is copied into it), the newer on a tie. ok is
+// false when both are symbolic.
 func pickTrace(a, b *Trace) (*Trace, bool) {
 	switch {
 	case a.eager == nil && b.eager == nil:
@@ -68,6 +69,12 @@ func pickTrace(a, b *Trace) (*Trace, bool) {
 	case a.eager == nil:
 		return a, true
 	case b.eager == nil:
+		return b, true
+	}
+	if a.differed != b.differed { // a differentiated graph comes as constants
+		if b.differed {
+			return a, true
+		}
 		return b, true
 	}
 	sa, sb := a.eager.size(a), b.eager.size(b)

@@ -310,3 +310,25 @@ func TestEagerConcurrentLoops(t *testing.T) {
 		}
 	}
 }
+
+// TestEagerDifferentiatedTraceComesAsConstant: a loss whose graph was
+// differentiated already, added to a new model call, leaves the new graph
+// differentiable (once more), whatever their sizes.
+func TestEagerDifferentiatedTraceComesAsConstant(t *testing.T) {
+	v := ops.NewVariable("v", ops.Shape{2}, []float32{1, 2}, true)
+	x := ops.FromValue(ops.Value{Shape: ops.Shape{2}, Data: []float32{3, 4}})
+	big := ops.Sum(ops.Exp(ops.Tanh(ops.Mul(x.Trace().Read(v), x))), false) // the larger graph
+	if _, err := ops.Gradients(big, []*ops.Variable{v}); err != nil {
+		t.Fatal(err)
+	}
+	z := ops.FromValue(ops.Value{Shape: ops.Shape{2}, Data: []float32{5, 6}})
+	small := ops.Sum(ops.Mul(z.Trace().Read(v), z), false)
+	loss := ops.Add(big, small)
+	grads, err := ops.Gradients(loss, []*ops.Variable{v})
+	if err != nil {
+		t.Fatalf("second loss: %v", err)
+	}
+	if got := grads[0].Float32s(); !slices.Equal(got, []float32{5, 6}) {
+		t.Errorf("gradient %v, want z = [5 6] (the first loss is a constant)", got)
+	}
+}
