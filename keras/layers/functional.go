@@ -176,7 +176,7 @@ func OutputShape(l Layer, shapes []ops.Shape) (out ops.Shape, err error) {
 		return nil, err
 	}
 	if !l.Built() {
-		if err := l.Build(shapes); err != nil {
+		if err := buildGuarded(l, shapes); err != nil {
 			return nil, fmt.Errorf("layers: %s %q: build for input %v: %w", l.ClassName(), l.Name(), shapesStr(shapes), err)
 		}
 		if b, ok := l.(interface{ setBuilt() }); ok {
@@ -239,6 +239,21 @@ func hasNone(shapes []ops.Shape) bool {
 		}
 	}
 	return false
+}
+
+// buildGuarded is l.Build, with an *ops.Error it panics with (a weight
+// whose shape depends on a None dimension, say) returned as an error.
+func buildGuarded(l Layer, shapes []ops.Shape) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*ops.Error)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	return l.Build(shapes)
 }
 
 func shapesStr(s []ops.Shape) string {

@@ -220,6 +220,11 @@ func (b *Base) AddWeight(name string, shape ops.Shape, init Initializer, trainab
 	if b.rng == nil {
 		b.rng = rand.New(rand.NewPCG(nextSeed(), 0x5851f42d4c957f2d))
 	}
+	for _, d := range shape {
+		if d < 0 {
+			panic(&ops.Error{Op: b.name, Msg: fmt.Sprintf("weight %q of shape %v depends on a dimension of unknown size (None) of the input", name, shape)})
+		}
+	}
 	if b.budget != nil {
 		n := int64(1)
 		for _, d := range shape {
