@@ -1,6 +1,7 @@
 package keras
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -152,4 +153,52 @@ func TestSaveLoadNewLossesAndMetrics(t *testing.T) {
 	if found["mape"] == nil { // a metric given by name keeps that name, as in Keras
 		t.Errorf("loaded metrics %v lack mape", found)
 	}
+}
+
+// FuzzConvMoreLayerFromConfig: any JSON config of the classes of
+// registry_conv_more.go gives a layer or an error, and building the layer
+// on a small input gives an output shape or an error: never a panic, a
+// hang or a huge allocation.
+func FuzzConvMoreLayerFromConfig(f *testing.F) {
+	layers.ClearSession()
+	seeds := []layers.Layer{
+		layers.NewConv1D(4, 3, layers.WithPadding("causal"), layers.WithDilationRate(2)),
+		layers.NewConv2DTranspose(3, 3, layers.WithStrides(2), layers.WithPadding("same"), layers.WithOutputPadding(1)),
+		layers.NewSeparableConv2D(4, 3, layers.WithDepthMultiplier(2)),
+		layers.NewUpSampling2D(2, 3, layers.WithInterpolation("bilinear")),
+		layers.NewCropping2D(1, 2, 0, 3),
+		layers.NewMaxPooling1D(layers.WithPoolSize(3), layers.WithStrides(2), layers.WithPadding("same")),
+		layers.NewAveragePooling1D(),
+		layers.NewGlobalMaxPooling1D(layers.WithKeepDims(true)),
+		layers.NewPermute([]int{2, 1}),
+		layers.NewIdentity(),
+	}
+	for i, l := range seeds {
+		b, err := json.Marshal(l.GetConfig())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), b)
+	}
+	f.Fuzz(func(t *testing.T, class uint8, cfgJSON []byte) {
+		var cfg map[string]any
+		if json.Unmarshal(cfgJSON, &cfg) != nil {
+			return
+		}
+		name := convMoreLayers[int(class)%len(convMoreLayers)]
+		l, err := LayerFromConfig(name, cfg)
+		if err != nil {
+			return
+		}
+		var budget int64 = 1 << 20 // weight values a small file could hold
+		if b, ok := l.(interface{ LimitWeights(*int64) }); ok {
+			b.LimitWeights(&budget)
+		}
+		in := ops.Shape{-1, 9, 3}
+		if name != "Conv1D" && name != "MaxPooling1D" && name != "AveragePooling1D" &&
+			name != "GlobalAveragePooling1D" && name != "GlobalMaxPooling1D" && name != "Permute" {
+			in = ops.Shape{-1, 8, 7, 2}
+		}
+		layers.OutputShape(l, []ops.Shape{in})
+	})
 }
