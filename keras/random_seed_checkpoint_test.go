@@ -15,11 +15,35 @@ import (
 // state travels in the checkpoint. A restored model whose generator state
 // is then moved on ends elsewhere, so the comparison can fail.
 func TestCheckpointResumesDropoutMasks(t *testing.T) {
-	build := func() (*keras.Model, optimizers.Optimizer) {
-		m, err := keras.NewSequential(
+	flat := func() (*keras.Model, error) {
+		return keras.NewSequential(
 			layers.NewDense(16, layers.WithActivation("relu"), layers.WithInputShape(4)),
 			layers.NewDropout(0.5),
 			layers.NewDense(3))
+	}
+	// The Dropout inside a nested model: its state is saved through the
+	// nested model's layer.
+	nested := func() (*keras.Model, error) {
+		inner, err := keras.NewSequential(layers.NewDropout(0.5, layers.WithInputShape(16)), layers.NewDense(3))
+		if err != nil {
+			return nil, err
+		}
+		in := layers.Input([]int{4})
+		h := layers.Apply(layers.NewDense(16, layers.WithActivation("relu")), in)
+		return keras.NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{inner.Apply(h)})
+	}
+	for _, c := range []struct {
+		name    string
+		make    func() (*keras.Model, error)
+		dropout int // index of the layer holding the generator
+	}{{"flat", flat, 1}, {"nested", nested, 2}} {
+		t.Run(c.name, func(t *testing.T) { resumeDropout(t, c.make, c.dropout) })
+	}
+}
+
+func resumeDropout(t *testing.T, makeModel func() (*keras.Model, error), dropout int) {
+	build := func() (*keras.Model, optimizers.Optimizer) {
+		m, err := makeModel()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +76,7 @@ func TestCheckpointResumesDropoutMasks(t *testing.T) {
 		if err := keras.NewCheckpoint(b, optB).Restore(path); err != nil {
 			t.Fatal(err)
 		}
-		gens := layers.SeedGenerators(b.Layers()[1])
+		gens := layers.SeedGenerators(b.Layers()[dropout])
 		if len(gens) != 1 {
 			t.Fatalf("Dropout has %d seed generators, want 1", len(gens))
 		}
@@ -87,7 +111,7 @@ func TestCheckpointResumesDropoutMasks(t *testing.T) {
 		t.Error("a restored run with another generator state ends with the same weights: masks do not depend on the state")
 	}
 	// Weights (and .keras files) leave the state out, as Keras does.
-	if n := len(a.Layers()[1].Weights()); n != 0 {
-		t.Errorf("Dropout has %d weights, want 0", n)
+	if n, want := len(a.Weights()), 4; n != want {
+		t.Errorf("the model has %d weights, want %d (two Dense layers)", n, want)
 	}
 }
