@@ -119,7 +119,7 @@ func withLayerModules(cfg map[string]any) {
 
 func inputLayerEntry(in *layers.KerasTensor) map[string]any {
 	return map[string]any{"module": "keras.layers", "class_name": "InputLayer", "registered_name": nil,
-		"config": map[string]any{"batch_shape": batchShape(in.Shape()), "dtype": "float32", "sparse": false, "name": in.Node().Layer.Name()}}
+		"config": map[string]any{"batch_shape": batchShape(in.Shape()), "dtype": in.Dtype(), "sparse": false, "name": in.Node().Layer.Name()}}
 }
 
 func (m *Model) sequentialConfig() (map[string]any, error) {
@@ -358,7 +358,8 @@ func inputLayerShape(cfg map[string]any) ([]int, error) {
 	return nil, fmt.Errorf("InputLayer %v has no shape", cfg["name"])
 }
 
-// shapeWithoutBatch reads a serialised batch shape [None, d1, ...].
+// shapeWithoutBatch reads a serialised batch shape [None, d1, ...]; a
+// None past the batch is layers.None.
 func shapeWithoutBatch(v any) ([]int, error) {
 	list, ok := v.([]any)
 	if !ok || len(list) == 0 {
@@ -366,9 +367,13 @@ func shapeWithoutBatch(v any) ([]int, error) {
 	}
 	out := make([]int, len(list)-1)
 	for i, d := range list[1:] {
+		if d == nil {
+			out[i] = layers.None // Keras' None: a dimension of unknown size
+			continue
+		}
 		n, ok := toInt(d)
 		if !ok || n <= 0 {
-			return nil, fmt.Errorf("shape %v: only the batch dimension may be unknown", v)
+			return nil, fmt.Errorf("shape %v: dimension %d is %v; want a size > 0 or None", v, i+1, d)
 		}
 		out[i] = n
 	}
