@@ -257,3 +257,28 @@ func TestRecurrentModelSaveLoad(t *testing.T) {
 		}
 	}
 }
+
+// Configs gokeras cannot honour are errors naming the key, never panics.
+func TestRecurrentConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		class string
+		cfg   map[string]any
+		want  string
+	}{
+		{"Bidirectional", map[string]any{"layer": "lstm"}, "layer"},
+		{"Bidirectional", map[string]any{"layer": map[string]any{"class_name": "LSTM", "config": map[string]any{"units": 2}}, "merge_mode": nil}, "merge_mode"},
+		{"Bidirectional", map[string]any{"layer": map[string]any{"class_name": "Dense", "config": map[string]any{"units": 2}}}, "recurrent"},
+		{"RNN", map[string]any{"cell": map[string]any{"class_name": "MinimalRNNCell", "config": map[string]any{}}}, "MinimalRNNCell"},
+		{"RNN", map[string]any{"cell": []any{}}, "cell"},
+		{"GRU", map[string]any{"units": 2, "implementation": 3}, "implementation"},
+		{"LSTM", map[string]any{"units": -1}, "units"},
+		{"LSTM", map[string]any{"units": 2, "recurrent_constraint": map[string]any{"class_name": "NonNeg"}}, "recurrent_constraint"},
+		{"TimeDistributed", map[string]any{"layer": map[string]any{"class_name": "Nope", "config": map[string]any{}}}, "Nope"},
+		{"RepeatVector", map[string]any{"n": 0}, "positive"},
+	} {
+		_, err := LayerFromConfig(tc.class, tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %v: error %v, want one containing %q", tc.class, tc.cfg, err, tc.want)
+		}
+	}
+}
