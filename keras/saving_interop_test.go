@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gokeras/gokeras/internal/kerasvectors"
@@ -44,6 +45,26 @@ type interopCase struct {
 	Files   map[string]string
 	Inputs  []interopArray
 	Outputs []interopArray
+	H5      []kerasH5Entry `json:",omitempty"` // Keras' model.weights.h5, listed
+	// Continue is one more Keras training step on a batch after saving:
+	// the predictions after it.
+	Continue *struct {
+		X, Y    []interopArray
+		Outputs []interopArray
+	} `json:",omitempty"`
+}
+
+// kerasTrained reports whether Keras trained the case's model (its file
+// holds optimizer slots, not only the step count and learning rate):
+// interop_vectors.py trains those 2 steps.
+func (c interopCase) kerasTrained() bool {
+	n := 0
+	for _, e := range c.H5 {
+		if !e.Group && strings.HasPrefix(e.Path, "optimizer/") {
+			n++
+		}
+	}
+	return n > 2
 }
 
 // interopModels builds, by the names interop_vectors.py uses, the models
@@ -68,7 +89,7 @@ var interopInputShapes = map[string][][]int{
 
 // ioNested calls a nested Sequential and a nested functional model.
 func ioNested(t *testing.T) *Model {
-	seq, err := NewSequential(layers.NewDense(5, layers.WithActivation("relu"), layers.WithInputShape(4)), layers.NewBatchNormalization())
+	seq, err := NewSequential(layers.NewBatchNormalization(layers.WithInputShape(4)), layers.NewDense(5, layers.WithActivation("relu")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,6 +281,12 @@ func TestInteropLoadKerasFiles(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", kind, err)
 				}
+				if kind == "keras" && c.kerasTrained() {
+					// The optimizer's state comes along: Keras trained 2 steps.
+					if m.Optimizer() == nil || m.Optimizer().Iterations() != 2 {
+						t.Errorf("optimizer %v: want the 2 steps Keras trained", m.Optimizer())
+					}
+				}
 				got := ioPredict(t, m, c.Inputs)
 				if len(got) != len(c.Outputs) {
 					t.Fatalf("%s: %d outputs, Keras %d", kind, len(got), len(c.Outputs))
@@ -269,6 +296,45 @@ func TestInteropLoadKerasFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInteropContinueTraining loads a model Keras trained and saved, with
+// its Adam state, takes one more training step on a batch and predicts
+// what Keras predicts after the same step: the optimizer's variables
+// (step count, learning rate, slots) load in Keras' order.
+func TestInteropContinueTraining(t *testing.T) {
+	n := 0
+	for _, c := range kerasvectors.Read[interopCase](t, "testdata/interop/cases.json") {
+		if c.Continue == nil {
+			continue
+		}
+		n++
+		m, err := LoadModel(filepath.Join("testdata", "interop", c.Files["keras"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs, ys := make([]*tensor.Dense, len(c.Continue.X)), make([]*tensor.Dense, len(c.Continue.Y))
+		for i, a := range c.Continue.X {
+			xs[i] = a.dense()
+		}
+		for i, a := range c.Continue.Y {
+			ys[i] = a.dense()
+		}
+		var x, y any = xs, ys
+		if len(xs) == 1 {
+			x, y = xs[0], ys[0]
+		}
+		if _, err := m.Fit(x, y, FitConfig{Epochs: 1, BatchSize: xs[0].Shape()[0], NoShuffle: true, Verbose: VerboseSilent}); err != nil {
+			t.Fatal(err)
+		}
+		got := ioPredict(t, m, c.Inputs)
+		for i := range got {
+			ioClose(t, c.Name+" after one more step", got[i], c.Continue.Outputs[i])
+		}
+	}
+	if n == 0 {
+		t.Fatal("no case continues training")
 	}
 }
 

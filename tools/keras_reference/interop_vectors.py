@@ -26,8 +26,8 @@ run_all.py expects). Models:
   keeps their weights below the layer: lstm/cell/vars,
   bidirectional/forward_layer/cell/vars, time_distributed/layer/vars),
   trained 2 steps with Adam.
-- nested: a functional model calling a nested Sequential (Dense,
-  BatchNormalization) and a nested functional model (saved below
+- nested: a functional model calling a nested Sequential
+  (BatchNormalization, Dense) and a nested functional model (saved below
   layers/sequential/layers/... and layers/functional/layers/...).
 
 Files are made reproducible: the archive members get a fixed date and
@@ -170,8 +170,11 @@ def rnn():
 
 
 def nested():
-    inner_seq = keras.Sequential([keras.Input((4,)), layers.Dense(5, activation="relu"),
-                                  layers.BatchNormalization()], name="inner_seq")
+    # BatchNormalization first: a bias right before it would get a
+    # gradient of rounding noise only, which Adam scales up (the check of
+    # one more step would compare noise).
+    inner_seq = keras.Sequential([keras.Input((4,)), layers.BatchNormalization(),
+                                  layers.Dense(5, activation="relu")], name="inner_seq")
     i = keras.Input((5,))
     inner_fn = keras.Model(i, layers.Dense(3)(i), name="inner_fn")
     x = keras.Input((4,))
@@ -232,6 +235,14 @@ def h5_tree(path):
     return out
 
 
+# Batches for one more training step after saving (models trained with
+# Adam and MSE), to check that the optimizer's state loads in Keras' order.
+CONTINUE = {
+    "rnn": lambda rng: ([rng.normal(size=(4, 5, 3)).astype(np.float32)], [rng.normal(size=(4, 2)).astype(np.float32)]),
+    "nested": lambda rng: ([rng.normal(size=(4, 4)).astype(np.float32) + 2], [rng.normal(size=(4, 3)).astype(np.float32)]),
+}
+
+
 def reproducible_keras(path):
     """Rewrites a .keras archive with fixed member dates and date_saved,
     and shared_object_id renumbered."""
@@ -278,13 +289,25 @@ def main():
             with h5py.File(p, "w") as f:
                 legacy_h5_format.save_weights_to_hdf5_group(f, model)
             files["legacy_weights"] = os.path.basename(p)
-        cases.append({
+        case = {
             "name": name,
             "files": files,
             "inputs": [arr(x) for x in xs],
             "outputs": [arr(y) for y in ys],
             "h5": h5_tree(path),
-        })
+        }
+        if name in CONTINUE:
+            # One more step from the saved state (weights and optimizer):
+            # what gokeras must reach after loading the file.
+            bx, by = CONTINUE[name](rng)
+            model.fit(bx if len(bx) > 1 else bx[0], by if len(by) > 1 else by[0],
+                      batch_size=bx[0].shape[0], epochs=1, shuffle=False, verbose=0)
+            after = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)
+            case["continue"] = {
+                "x": [arr(a) for a in bx], "y": [arr(a) for a in by],
+                "outputs": [arr(a) for a in (after if isinstance(after, (list, tuple)) else [after])],
+            }
+        cases.append(case)
         print(f"wrote {path} ({os.path.getsize(path)} bytes)")
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump({"manifest": manifest(), "cases": cases}, f, indent=1)
