@@ -52,9 +52,12 @@ func main() {
 	}
 }
 
+// parts are the guide's sections, in order.
+var parts = []func(settings) error{firstExample, lowerLevel, sampleWeights, ownEvaluation, ganExample}
+
 func run(s settings) error {
 	layers.SetRandomSeed(uint64(s.seed))
-	for _, part := range []func(settings) error{firstExample, lowerLevel, sampleWeights, ownEvaluation, ganExample} {
+	for _, part := range parts {
 		if err := part(s); err != nil {
 			return err
 		}
