@@ -2,7 +2,6 @@ package layers
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"sync"
 
 	"github.com/gokeras/gokeras/ops"
@@ -322,77 +321,6 @@ func (l *RNN) keepStates(tr *ops.Trace, kept []*ops.Variable, states []ops.Tenso
 	}
 }
 
-// fusedLSTM selects ops.LSTMSequence (one op, hand-written BPTT) for LSTM
-// layers with Keras' default activations; false unrolls the loop into
-// the graph as for every other cell. Tests and benchmarks switch it.
-var fusedLSTM = true
-
-// runFusedLSTM is run for an LSTM cell through ops.LSTMSequence: the
-// input product of every timestep in one GEMM, then the whole time loop
-// (and its backward pass) in one op. Masked steps keep h and c; the
-// states start at zero whenever there is a mask, so the output carried
-// through a masked step equals the carried h, as the unrolled loop's.
-func (l *RNN) runFusedLSTM(c *LSTMCell, x ops.Tensor, states []ops.Tensor, kept []*ops.Variable, mask ops.Tensor, training bool) (ops.Tensor, []ops.Tensor) {
-	s := x.Shape()
-	b, steps, feat := s[0], s[1], s[2]
-	u := c.units
-	tr := x.Trace()
-	o := l.cfg.rnn
-	xin := x
-	if training && c.cfg.rnn.dropout > 0 {
-		ones := tr.Constant(ops.Shape{b, 1, feat}, filled(b*feat, 1))
-		xin = ops.Mul(x, ops.Dropout(ones, float32(c.cfg.rnn.dropout)))
-	}
-	xp := ops.Reshape(c.project(ops.Reshape(xin, ops.Shape{b * steps, feat})), ops.Shape{b, steps, 4 * u})
-	m := mask
-	if m.IsNone() {
-		m = tr.Constant(ops.Shape{b, steps}, filled(b*steps, 1))
-	}
-	if o.goBackwards {
-		xp = ops.Reverse(xp, 1)
-		m = ops.Reverse(m, 1)
-	}
-	packed := ops.LSTMSequence(xp, tr.Read(c.RecurrentKernel), states[0], states[1], m)
-	last := func(off int) ops.Tensor {
-		return ops.Reshape(ops.Slice(packed, []int{0, steps - 1, off * u}, []int{b, 1, u}), ops.Shape{b, u})
-	}
-	final := []ops.Tensor{last(5), last(4)}
-	zero := !mask.IsNone() && o.zeroOutputForMask
-	var y ops.Tensor
-	if o.returnSequences {
-		y = ops.Slice(packed, []int{0, 0, 5 * u}, []int{b, steps, u})
-		if zero {
-			y = ops.Mul(y, ops.Reshape(m, ops.Shape{b, steps, 1}))
-		}
-		if !mask.IsNone() {
-			SetMask(y, mask)
-		}
-	} else {
-		y = final[0]
-		if zero {
-			y = ops.Mul(y, ops.Slice(m, []int{0, steps - 1}, []int{b, 1}))
-		}
-	}
-	l.keepStates(tr, kept, final)
-	return y, final
-}
-
-// unstackTime returns the timesteps [lo, hi) of x (b, steps, g) as
-// (b, g) tensors. It slices by halves, so that the gradient of x (each
-// slice's gradient is padded back to the size it was cut from, and the
-// pads summed) costs O(steps log steps) values, not O(steps²) as one
-// slice per timestep of the whole would.
-func unstackTime(x ops.Tensor, lo, hi int) []ops.Tensor {
-	s := x.Shape()
-	if hi-lo == 1 {
-		return []ops.Tensor{ops.Reshape(ops.Slice(x, []int{0, lo, 0}, []int{s[0], 1, s[2]}), ops.Shape{s[0], s[2]})}
-	}
-	mid := (lo + hi) / 2
-	left := ops.Slice(x, []int{0, lo, 0}, []int{s[0], mid - lo, s[2]})
-	right := ops.Slice(x, []int{0, mid, 0}, []int{s[0], hi - mid, s[2]})
-	return append(unstackTime(left, 0, mid-lo), unstackTime(right, 0, hi-mid)...)
-}
-
 // blend is where(m, a, b) for a mask m of 0 and 1 of shape (batch, 1):
 // b + m*(a-b).
 func blend(m, a, b ops.Tensor) ops.Tensor { return ops.Add(b, ops.Mul(m, ops.Sub(a, b))) }
@@ -440,73 +368,4 @@ func (l *RNN) GetConfig() map[string]any {
 		m["cell"] = map[string]any{"class_name": l.cell.ClassName(), "config": l.cell.GetConfig()}
 	}
 	return m
-}
-
-// recurrent is what Bidirectional needs of the layers it wraps.
-type recurrent interface {
-	Layer
-	CallWithStates(x ops.Tensor, initial []ops.Tensor, training bool) (ops.Tensor, []ops.Tensor)
-	rnnOptions() rnnConfig
-	// cloneAs makes a new layer of the same class and arguments under
-	// another name, reading in the given direction, with
-	// zero_output_for_mask set as given (Bidirectional's copies).
-	cloneAs(name string, goBackwards, zeroOutputForMask bool) (recurrent, error)
-}
-
-func (l *RNN) rnnOptions() rnnConfig { return l.cfg.rnn }
-
-// clonedConfig copies the layer's parsed arguments for a copy of it.
-func (l *RNN) clonedConfig(name string, goBackwards, zeroOut bool) *config {
-	c := *l.cfg
-	c.set = map[string]bool{}
-	for k, v := range l.cfg.set {
-		c.set[k] = v
-	}
-	c.name = name
-	c.rnn.goBackwards = goBackwards
-	c.rnn.zeroOutputForMask = zeroOut
-	c.set["go_backwards"], c.set["zero_output_for_mask"] = true, true
-	return &c
-}
-
-// initWith sets up the Base of a layer from an already parsed config.
-func (b *Base) initWith(class string, c *config) {
-	b.class, b.cfg, b.trainable = class, c, c.trainable
-	b.name = c.name
-	if b.name == "" {
-		b.name = UniqueName(snake(class))
-	}
-	seed := nextSeed()
-	if c.hasSeed {
-		seed = uint64(c.seed)
-	}
-	b.rng = rand.New(rand.NewPCG(seed, 0x5851f42d4c957f2d))
-}
-
-func (l *RNN) cloneAs(name string, back, zero bool) (recurrent, error) {
-	return nil, fmt.Errorf("layers: %s %q: an RNN over a user's cell cannot be copied; give Bidirectional the backward layer (WithBackwardLayer)", l.class, l.name)
-}
-
-func (l *LSTM) cloneAs(name string, back, zero bool) (recurrent, error) {
-	n := &LSTM{}
-	n.initWith("LSTM", l.clonedConfig(name, back, zero))
-	n.Cell = newLSTMCell(l.Cell.units, n.name, n.cfg, nil)
-	n.initRNN(n.Cell)
-	return n, n.err
-}
-
-func (l *GRU) cloneAs(name string, back, zero bool) (recurrent, error) {
-	n := &GRU{}
-	n.initWith("GRU", l.clonedConfig(name, back, zero))
-	n.Cell = newGRUCell(l.Cell.units, n.name, n.cfg, nil)
-	n.initRNN(n.Cell)
-	return n, n.err
-}
-
-func (l *SimpleRNN) cloneAs(name string, back, zero bool) (recurrent, error) {
-	n := &SimpleRNN{}
-	n.initWith("SimpleRNN", l.clonedConfig(name, back, zero))
-	n.Cell = newSimpleRNNCell(l.Cell.units, n.name, n.cfg, nil)
-	n.initRNN(n.Cell)
-	return n, n.err
 }
