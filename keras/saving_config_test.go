@@ -66,6 +66,16 @@ func TestEveryBuiltinLayerRoundTrips(t *testing.T) {
 		{layers.NewRandomCrop(4, 5, layers.WithSeed(1)), []*layers.KerasTensor{img()}},
 		{layers.NewRandomFlip("horizontal"), []*layers.KerasTensor{img()}},
 		{layers.NewRandomTranslation(0.2, 0.1, layers.WithFillMode("constant"), layers.WithFillValue(0.5)), []*layers.KerasTensor{img()}},
+		// Recurrent classes (registry_recurrent.go) on (5, 3) sequences.
+		{layers.NewLSTM(3, layers.WithReturnSequences(true), layers.WithUnitForgetBias(false), layers.WithRecurrentInitializer(layers.Orthogonal(2))), []*layers.KerasTensor{layers.Input([]int{5, 3})}},
+		{layers.NewGRU(2, layers.WithResetAfter(false), layers.WithGoBackwards(true), layers.WithInputDropout(0.1)), []*layers.KerasTensor{layers.Input([]int{5, 3})}},
+		{layers.NewSimpleRNN(2, layers.WithActivation("relu"), layers.WithStateful(true)), []*layers.KerasTensor{layers.Input([]int{5, 3})}},
+		{layers.NewRNN(layers.NewGRUCell(2), layers.WithReturnState(true)), []*layers.KerasTensor{layers.Input([]int{5, 3})}},
+		{layers.NewBidirectional(layers.NewLSTM(2, layers.WithReturnSequences(true)), layers.WithMergeMode("mul")), []*layers.KerasTensor{layers.Input([]int{5, 3})}},
+		{layers.NewTimeDistributed(layers.NewDense(4)), []*layers.KerasTensor{layers.Input([]int{5, 3})}},
+		{layers.NewRepeatVector(3), []*layers.KerasTensor{vec()}},
+		{layers.NewMasking(layers.WithMaskValue(-1)), []*layers.KerasTensor{layers.Input([]int{5, 3})}},
+		{layers.NewEmbedding(7, 2, layers.WithMaskZero(true)), []*layers.KerasTensor{vec()}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {
