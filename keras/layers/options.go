@@ -56,6 +56,8 @@ type config struct {
 	conv convMoreConfig // options_conv_more.go
 
 	input inputConfig // options_input.go
+
+	attn attentionConfig // attention_options.go
 }
 
 func (c *config) mark(key string) { c.set[key] = true }
