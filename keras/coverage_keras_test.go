@@ -22,11 +22,11 @@ import (
 var kerasVectorExempt = map[string]string{
 	// Keras 3.15's RandomCrop returns its input uncropped in inference
 	// (training=False), against its own docstring and compute_output_shape;
-	// tf.keras 2 resized the largest centered window of the target aspect
-	// ratio. gokeras takes the centered window, so no Keras vector agrees;
-	// in training the window is random. random_crop_test.go checks
-	// shapes, offsets and that every offset occurs.
-	"layer:RandomCrop": "inference differs in every Keras version; training is random",
+	// early tf.keras took the centered window, as gokeras does, later
+	// versions resized the largest centered window of the target aspect
+	// ratio. So Keras 3.15 gives no vector to compare with; in training the
+	// window is random. random_crop_test.go checks it.
+	"layer:RandomCrop": "Keras 3.15 does not crop in inference; training is random",
 	// Wrappers around a user's Go function: nothing of Keras' to compare;
 	// every loss and metric built on them has its own vector.
 	"loss:LossFunctionWrapper": "wraps a user function",
