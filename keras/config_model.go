@@ -2,6 +2,7 @@ package keras
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/gokeras/gokeras/keras/layers"
 )
@@ -68,4 +69,91 @@ func nestedModelEntry(e map[string]any) {
 		return
 	}
 	e["module"] = "keras"
+}
+
+// outputMetricsConfig writes a model's per-output metrics (MetricsByOutput
+// or one list per output) into a compile config as Keras 3 writes
+// compile(metrics={"out_a": [...], ...}): dicts by output name under
+// "metrics" and "weighted_metrics". It does nothing for metrics shared by
+// every output. saving_compile.go's compileConfig calls it.
+func (m *Model) outputMetricsConfig(cc map[string]any) error {
+	if m.outputMetricSpecs == nil {
+		return nil
+	}
+	names := m.OutputNames()
+	write := func(key string, per [][]any) error {
+		out := map[string]any{}
+		for i, n := range names {
+			if i >= len(per) || len(per[i]) == 0 {
+				continue
+			}
+			s, err := serializeMetricSpecs(per[i])
+			if err != nil {
+				return fmt.Errorf("%s of output %q: %w", key, n, err)
+			}
+			out[n] = s
+		}
+		if len(out) > 0 {
+			cc[key] = out
+		}
+		return nil
+	}
+	if err := write("metrics", m.outputMetricSpecs); err != nil {
+		return err
+	}
+	return write("weighted_metrics", m.outputWeightedSpecs)
+}
+
+// outputMetricsFromConfig reads per-output metrics from a compile config
+// into cfg: dicts by output name (Keras' metrics={...}) into
+// MetricsByOutput and WeightedMetricsByOutput, and a list of one list per
+// output (metrics=[[...], [...]]) into Metrics. It returns the config
+// without the entries it read, for the reader of flat lists.
+// saving_compile.go's compileFromConfig calls it first.
+func outputMetricsFromConfig(cc map[string]any, cfg *CompileConfig) (map[string]any, error) {
+	rest := maps.Clone(cc)
+	for _, key := range []string{"metrics", "weighted_metrics"} {
+		switch v := cc[key].(type) {
+		case map[string]any:
+			per := map[string][]any{}
+			for name, specs := range v {
+				list, err := readMetricSpecs(specs)
+				if err != nil {
+					return nil, fmt.Errorf("%s of output %q: %w", key, name, err)
+				}
+				per[name] = list
+			}
+			if key == "metrics" {
+				cfg.MetricsByOutput = per
+			} else {
+				cfg.WeightedMetricsByOutput = per
+			}
+			delete(rest, key)
+		case []any:
+			nested := len(v) > 0
+			for _, e := range v {
+				if _, ok := e.([]any); !ok {
+					nested = false
+				}
+			}
+			if !nested {
+				continue
+			}
+			lists := make([]any, len(v))
+			for i, e := range v {
+				list, err := readMetricSpecs(e)
+				if err != nil {
+					return nil, fmt.Errorf("%s of output %d: %w", key, i, err)
+				}
+				lists[i] = list
+			}
+			if key == "metrics" {
+				cfg.Metrics = lists
+			} else {
+				cfg.WeightedMetrics = lists
+			}
+			delete(rest, key)
+		}
+	}
+	return rest, nil
 }
