@@ -115,3 +115,53 @@ func resumeDropout(t *testing.T, makeModel func() (*keras.Model, error), dropout
 		t.Errorf("the model has %d weights, want %d (two Dense layers)", n, want)
 	}
 }
+
+// TestModelCheckpointResumesDropoutMasks: Model.SaveCheckpoint (what
+// BackupAndRestore writes) carries the Dropout's seed generator state, so
+// RestoreCheckpoint and M more epochs end where the uninterrupted run
+// does.
+func TestModelCheckpointResumesDropoutMasks(t *testing.T) {
+	build := func() *keras.Model {
+		m, err := keras.NewSequential(
+			layers.NewDense(16, layers.WithActivation("relu"), layers.WithInputShape(4)),
+			layers.NewDropout(0.5),
+			layers.NewDense(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(0.01)), Loss: "sparse_categorical_crossentropy"}); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	x, y := synthetic(48, 6)
+	fit := func(m *keras.Model, epochs, initial int) {
+		t.Helper()
+		if _, err := m.Fit(x, y, keras.FitConfig{Epochs: epochs, InitialEpoch: initial, BatchSize: 16, NoShuffle: true, Verbose: keras.VerboseSilent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "ckpt.npz")
+	a := build()
+	fit(a, 2, 0)
+	if err := a.SaveCheckpoint(path); err != nil {
+		t.Fatal(err)
+	}
+	fit(a, 4, 2)
+
+	b := build()
+	fit(b, 1, 0) // moves b's generator on; the checkpoint sets it back
+	epoch, err := b.RestoreCheckpoint(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit(b, 4, epoch)
+	wa, wb := a.Weights(), b.Weights()
+	for i := range wa {
+		for j, v := range wa[i].Numpy() {
+			if wb[i].Numpy()[j] != v {
+				t.Fatalf("%s[%d]: restored run %v, uninterrupted %v", wa[i].Name(), j, wb[i].Numpy()[j], v)
+			}
+		}
+	}
+}

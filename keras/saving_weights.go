@@ -255,6 +255,9 @@ func (m *Model) SaveCheckpointEpoch(path string, epoch int) error {
 		if err := m.writeStructVars(nw, true); err != nil {
 			return err
 		}
+		if err := m.writeSeedStates(nw); err != nil {
+			return err
+		}
 		if err := nw.addInt64(ckptEpochKey, nil, []int64{int64(epoch)}); err != nil {
 			return err
 		}
@@ -351,7 +354,14 @@ func (m *Model) restoreCheckpoint(path string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	seeds, err := m.readSeedStates(r)
+	if err != nil {
+		return 0, err
+	}
 	if err := apply(); err != nil {
+		return 0, err
+	}
+	if err := seeds(); err != nil {
 		return 0, err
 	}
 	return int(ep[0]), nil
