@@ -1,6 +1,8 @@
 package keras
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -25,13 +27,49 @@ func serializeObject(module string, x any, cfg map[string]any) map[string]any {
 	return map[string]any{"module": module, "class_name": typeName(x), "config": cfg, "registered_name": nil}
 }
 
+// pyFloat is a float64 that JSON-encodes as Python writes a float: with a
+// fraction or exponent ("1.0", not "1"), so that Keras reads a float
+// where it checks for one (an optimizer's learning_rate).
+type pyFloat float64
+
+// MarshalJSON implements json.Marshaler.
+func (f pyFloat) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(float64(f))
+	if err == nil && !bytes.ContainsAny(b, ".eEn") {
+		b = append(b, ".0"...)
+	}
+	return b, err
+}
+
+// pythonFloats returns v with every float64 (in maps and lists, copied)
+// as a pyFloat.
+func pythonFloats(v any) any {
+	switch x := v.(type) {
+	case float64:
+		return pyFloat(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = pythonFloats(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = pythonFloats(e)
+		}
+		return out
+	}
+	return v
+}
+
 func (m *Model) compileConfig() (map[string]any, error) {
 	cc := map[string]any{
 		"optimizer": nil, "loss": nil, "metrics": nil, "loss_weights": nil, "weighted_metrics": nil,
 		"run_eagerly": false, "steps_per_execution": 1, "jit_compile": false,
 	}
 	if m.optimizer != nil {
-		cc["optimizer"] = serializeObject("keras.optimizers", m.optimizer, m.optimizer.GetConfig())
+		cc["optimizer"] = serializeObject("keras.optimizers", m.optimizer, pythonFloats(m.optimizer.GetConfig()).(map[string]any))
 	}
 	switch {
 	case m.outputLosses != nil:

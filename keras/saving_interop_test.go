@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -355,8 +356,43 @@ func TestInteropLoadIntoRebuiltModel(t *testing.T) {
 	}
 }
 
+// interopOptimizers are the optimizers of the MLPs TestInteropWriteForKeras
+// saves: Keras must load each one's variables in its own order (RMSprop's
+// slots in blocks, AMSGrad's velocity_hat after the interleaved m and v,
+// Nadam's u_product last) and continue training as gokeras does.
+var interopOptimizers = map[string]func() optimizers.Optimizer{
+	"sgd_momentum":     func() optimizers.Optimizer { return optimizers.NewSGD(optimizers.Momentum(0.9)) },
+	"rmsprop_centered": func() optimizers.Optimizer { return optimizers.NewRMSprop(optimizers.Momentum(0.5), optimizers.Centered(true)) },
+	"adam_amsgrad":     func() optimizers.Optimizer { return optimizers.NewAdam(optimizers.Amsgrad(true)) },
+	"adamw":            func() optimizers.Optimizer { return optimizers.NewAdamW() },
+	"nadam":            func() optimizers.Optimizer { return optimizers.NewNadam() },
+	"adamax":           func() optimizers.Optimizer { return optimizers.NewAdamax() },
+	"adagrad":          func() optimizers.Optimizer { return optimizers.NewAdagrad() },
+	"adadelta":         func() optimizers.Optimizer { return optimizers.NewAdadelta(optimizers.LearningRate(1)) },
+	"ftrl":             func() optimizers.Optimizer { return optimizers.NewFtrl() },
+	"lion":             func() optimizers.Optimizer { return optimizers.NewLion() },
+}
+
+// ioMLP is a small MLP compiled with opt (no BatchNormalization after a
+// bias, whose gradient would be rounding noise that Adam-like optimizers
+// scale up).
+func ioMLP(t *testing.T, opt optimizers.Optimizer) *Model {
+	m, err := NewSequential(layers.NewDense(6, layers.WithActivation("tanh"), layers.WithInputShape(4)), layers.NewDense(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(CompileConfig{Optimizer: opt, Loss: "mse"}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestInteropWriteForKeras writes gokeras' files for interop_check.py
-// (only with GOKERAS_INTEROP_OUT set).
+// (only with GOKERAS_INTEROP_OUT set): the interop models and an MLP per
+// optimizer, each trained 2 steps, saved (.keras and .weights.h5), with
+// an input batch, gokeras' predictions, and (where one step is well
+// conditioned) a batch and gokeras' predictions after one more step from
+// the saved state.
 func TestInteropWriteForKeras(t *testing.T) {
 	dir := os.Getenv("GOKERAS_INTEROP_OUT")
 	if dir == "" {
@@ -365,26 +401,44 @@ func TestInteropWriteForKeras(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for k, name := range []string{"cnn", "resnet", "two_io", "rnn", "nested"} {
+	names := []string{"cnn", "resnet", "two_io", "rnn", "nested"}
+	for name := range interopOptimizers {
+		names = append(names, "mlp_"+name)
+	}
+	sort.Strings(names)
+	for k, name := range names {
 		layers.SetRandomSeed(uint64(k + 1))
-		m := interopModels[name](t)
+		var m *Model
+		shapes := interopInputShapes[name]
+		if opt, ok := interopOptimizers[strings.TrimPrefix(name, "mlp_")]; ok {
+			m, shapes = ioMLP(t, opt()), [][]int{{3, 4}}
+		} else {
+			m = interopModels[name](t)
+		}
 		r := rand.New(rand.NewPCG(uint64(k+1), 99))
 		ioTrain(t, m, name, r)
 		var ins []interopArray
-		for _, s := range interopInputShapes[name] {
+		for _, s := range shapes {
 			ins = append(ins, ioRandom(r, s, 1, 0))
 		}
-		outs := ioPredict(t, m, ins)
 		c := interopCase{Name: name, Files: map[string]string{"keras": name + ".keras", "weights": name + ".weights.h5"}, Inputs: ins}
-		for i, o := range outs {
-			c.Outputs = append(c.Outputs, interopArray{Shape: m.Outputs()[i].Shape(), Data: o})
-			c.Outputs[i].Shape = append([]int{3}, c.Outputs[i].Shape[1:]...)
-		}
+		c.Outputs = ioOutputs(t, m, ins)
 		if err := m.Save(filepath.Join(dir, name+".keras")); err != nil {
 			t.Fatal(err)
 		}
 		if err := m.SaveWeights(filepath.Join(dir, name+".weights.h5")); err != nil {
 			t.Fatal(err)
+		}
+		if name != "resnet" && name != "two_io" { // a bias before BatchNormalization
+			x, y := ioBatch(r, m, name, 4)
+			xs, ys := ioArrays(x), ioArrays(y)
+			if _, err := m.Fit(x, y, FitConfig{Epochs: 1, BatchSize: 4, NoShuffle: true, Verbose: VerboseSilent}); err != nil {
+				t.Fatal(err)
+			}
+			c.Continue = &struct {
+				X, Y    []interopArray
+				Outputs []interopArray
+			}{xs, ys, ioOutputs(t, m, ins)}
 		}
 		b, err := json.Marshal(c)
 		if err != nil {
@@ -394,6 +448,32 @@ func TestInteropWriteForKeras(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// ioOutputs is m's predictions on ins as arrays.
+func ioOutputs(t *testing.T, m *Model, ins []interopArray) []interopArray {
+	var out []interopArray
+	for i, o := range ioPredict(t, m, ins) {
+		shape := append([]int{ins[0].Shape[0]}, m.Outputs()[i].Shape()[1:]...)
+		out = append(out, interopArray{Shape: shape, Data: o})
+	}
+	return out
+}
+
+// ioArrays lists the tensors of a Fit argument.
+func ioArrays(v any) []interopArray {
+	var ds []*tensor.Dense
+	switch v := v.(type) {
+	case *tensor.Dense:
+		ds = []*tensor.Dense{v}
+	case []*tensor.Dense:
+		ds = v
+	}
+	out := make([]interopArray, len(ds))
+	for i, d := range ds {
+		out[i] = interopArray{Shape: d.Shape(), Data: append([]float32(nil), d.Data().([]float32)...)}
+	}
+	return out
 }
 
 func ioRandom(r *rand.Rand, shape []int, scale, shift float64) interopArray {
@@ -408,34 +488,35 @@ func ioRandom(r *rand.Rand, shape []int, scale, shift float64) interopArray {
 	return a
 }
 
-// ioTrain runs two steps of Fit on random data.
+// ioTrain runs two steps of Fit (batches of 4) on random data.
 func ioTrain(t *testing.T, m *Model, name string, r *rand.Rand) {
 	t.Helper()
-	var x, y any
-	switch name {
-	case "rnn":
-		x = ioRandom(r, []int{8, 5, 3}, 1, 0).dense()
-		y = ioRandom(r, []int{8, 2}, 1, 0).dense()
-	case "nested":
-		x = ioRandom(r, []int{8, 4}, 1, 2).dense()
-		y = ioRandom(r, []int{8, 3}, 1, 0).dense()
-	case "two_io":
-		x = []*tensor.Dense{ioRandom(r, []int{8, 6}, 1, 3).dense(), ioRandom(r, []int{8, 5}, 1, 0).dense()}
-		labels := make([]float32, 8)
-		for i := range labels {
-			labels[i] = float32(r.IntN(3))
-		}
-		y = []*tensor.Dense{tensor.New(tensor.WithShape(8), tensor.WithBacking(labels)), ioRandom(r, []int{8, 1}, 1, 0).dense()}
-	default:
-		s := append([]int{8}, m.Inputs()[0].Shape()[1:]...)
-		x = ioRandom(r, s, 2, 1).dense()
-		labels := make([]float32, 8)
-		for i := range labels {
-			labels[i] = float32(r.IntN(10))
-		}
-		y = tensor.New(tensor.WithShape(8), tensor.WithBacking(labels))
-	}
+	x, y := ioBatch(r, m, name, 8)
 	if _, err := m.Fit(x, y, FitConfig{Epochs: 1, BatchSize: 4, NoShuffle: true, Verbose: VerboseSilent}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ioBatch is n random examples for the model called name.
+func ioBatch(r *rand.Rand, m *Model, name string, n int) (x, y any) {
+	labels := func(classes int) *tensor.Dense {
+		l := make([]float32, n)
+		for i := range l {
+			l[i] = float32(r.IntN(classes))
+		}
+		return tensor.New(tensor.WithShape(n), tensor.WithBacking(l))
+	}
+	switch {
+	case name == "rnn":
+		return ioRandom(r, []int{n, 5, 3}, 1, 0).dense(), ioRandom(r, []int{n, 2}, 1, 0).dense()
+	case name == "nested":
+		return ioRandom(r, []int{n, 4}, 1, 2).dense(), ioRandom(r, []int{n, 3}, 1, 0).dense()
+	case strings.HasPrefix(name, "mlp_"):
+		return ioRandom(r, []int{n, 4}, 1, 0).dense(), ioRandom(r, []int{n, 3}, 1, 0).dense()
+	case name == "two_io":
+		return []*tensor.Dense{ioRandom(r, []int{n, 6}, 1, 3).dense(), ioRandom(r, []int{n, 5}, 1, 0).dense()},
+			[]*tensor.Dense{labels(3), ioRandom(r, []int{n, 1}, 1, 0).dense()}
+	}
+	s := append([]int{n}, m.Inputs()[0].Shape()[1:]...)
+	return ioRandom(r, s, 2, 1).dense(), labels(10)
 }

@@ -16,7 +16,11 @@ For every <name>.json the Go test wrote beside <name>.keras and
    a warning when their count differs): every optimizer variable equals
    the file's;
 4. loads <name>.weights.h5 into the loaded model with load_weights and
-   predicts the same outputs again.
+   predicts the same outputs again;
+5. where the case has one (Continue), trains the loaded model one more
+   step on gokeras' batch and predicts gokeras' outputs after that step:
+   the optimizer's state (step count, learning rate, slots) means to
+   Keras what it meant to gokeras.
 
 Exits non-zero on the first model that fails, naming it and what differs.
 """
@@ -118,8 +122,18 @@ def check(dir_, case):
     ys = predict(fresh, case["Inputs"])
     for i, (y, o) in enumerate(zip(ys, case["Outputs"])):
         close(f"load_weights output {i}", y, o["Data"])
+    cont = ""
+    if case.get("Continue"):
+        c = case["Continue"]
+        xs = [np.asarray(a["Data"], np.float32).reshape(a["Shape"]) for a in c["X"]]
+        ys_ = [np.asarray(a["Data"], np.float32).reshape(a["Shape"]) for a in c["Y"]]
+        model.fit(xs if len(xs) > 1 else xs[0], ys_ if len(ys_) > 1 else ys_[0],
+                  batch_size=xs[0].shape[0], epochs=1, shuffle=False, verbose=0)
+        after = predict(model, case["Inputs"])
+        w = max(close(f"after one more step, output {i}", y, o["Data"]) for i, (y, o) in enumerate(zip(after, c["Outputs"])))
+        cont = f"; one more {type(model.optimizer).__name__} step as gokeras' (worst relative {w:.3g})"
     print(f"ok    {name}: Keras predicts gokeras' outputs (worst relative {worst:.3g}); "
-          f"{n_vars} datasets at Keras' paths and shapes; load_weights ok")
+          f"{n_vars} datasets at Keras' paths and shapes; load_weights ok{cont}")
 
 
 def main():
