@@ -361,16 +361,18 @@ func TestInteropLoadIntoRebuiltModel(t *testing.T) {
 // slots in blocks, AMSGrad's velocity_hat after the interleaved m and v,
 // Nadam's u_product last) and continue training as gokeras does.
 var interopOptimizers = map[string]func() optimizers.Optimizer{
-	"sgd_momentum":     func() optimizers.Optimizer { return optimizers.NewSGD(optimizers.Momentum(0.9)) },
-	"rmsprop_centered": func() optimizers.Optimizer { return optimizers.NewRMSprop(optimizers.Momentum(0.5), optimizers.Centered(true)) },
-	"adam_amsgrad":     func() optimizers.Optimizer { return optimizers.NewAdam(optimizers.Amsgrad(true)) },
-	"adamw":            func() optimizers.Optimizer { return optimizers.NewAdamW() },
-	"nadam":            func() optimizers.Optimizer { return optimizers.NewNadam() },
-	"adamax":           func() optimizers.Optimizer { return optimizers.NewAdamax() },
-	"adagrad":          func() optimizers.Optimizer { return optimizers.NewAdagrad() },
-	"adadelta":         func() optimizers.Optimizer { return optimizers.NewAdadelta(optimizers.LearningRate(1)) },
-	"ftrl":             func() optimizers.Optimizer { return optimizers.NewFtrl() },
-	"lion":             func() optimizers.Optimizer { return optimizers.NewLion() },
+	"sgd_momentum": func() optimizers.Optimizer { return optimizers.NewSGD(optimizers.Momentum(0.9)) },
+	"rmsprop_centered": func() optimizers.Optimizer {
+		return optimizers.NewRMSprop(optimizers.Momentum(0.5), optimizers.Centered(true))
+	},
+	"adam_amsgrad": func() optimizers.Optimizer { return optimizers.NewAdam(optimizers.Amsgrad(true)) },
+	"adamw":        func() optimizers.Optimizer { return optimizers.NewAdamW() },
+	"nadam":        func() optimizers.Optimizer { return optimizers.NewNadam() },
+	"adamax":       func() optimizers.Optimizer { return optimizers.NewAdamax() },
+	"adagrad":      func() optimizers.Optimizer { return optimizers.NewAdagrad() },
+	"adadelta":     func() optimizers.Optimizer { return optimizers.NewAdadelta(optimizers.LearningRate(1)) },
+	"ftrl":         func() optimizers.Optimizer { return optimizers.NewFtrl() },
+	"lion":         func() optimizers.Optimizer { return optimizers.NewLion() },
 }
 
 // ioMLP is a small MLP compiled with opt (no BatchNormalization after a
