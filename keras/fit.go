@@ -710,6 +710,12 @@ func (m *Model) PredictAll(x any, cfg PredictConfig) ([]*tensor.Dense, error) {
 			shapes = make([]ops.Shape, len(outs))
 		}
 		for i, o := range outs {
+			if shapes[i] != nil && !shapes[i][1:].Equal(o.Shape[1:]) {
+				// Keras' predict concatenates the batches too: outputs
+				// whose size follows a None dimension that changes from
+				// batch to batch cannot be stacked.
+				return nil, fmt.Errorf("keras: Predict: batch %d: output %d has shape %v, earlier batches %v: outputs of different sizes per batch (a None dimension that varies) cannot be concatenated; predict batch by batch", step, i, o.Shape, shapes[i])
+			}
 			acc[i] = append(acc[i], o.Data...)
 			shapes[i] = o.Shape
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gokeras/gokeras/datasets"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/optimizers"
@@ -208,5 +209,43 @@ func TestLayerInputOutput(t *testing.T) {
 	}
 	if fmt.Sprint(a.Data()) != fmt.Sprint(b.Data()) || a.Shape()[1] != 4 {
 		t.Errorf("features %v, the layer itself %v", a.Data(), b.Data())
+	}
+}
+
+// A dataset whose batches have different sequence lengths trains a model
+// with a None time axis (one trace per length); Predict concatenates
+// outputs whose size does not follow the length and refuses, with an
+// error, outputs whose size does.
+func TestInputNoneVariableBatches(t *testing.T) {
+	layers.ClearSession()
+	m := seqModel(t, layers.None)
+	lengths := []int{3, 6, 4}
+	gen := datasets.FromGenerator(func(yield func(datasets.Element) bool) error {
+		for i, l := range lengths {
+			x, y := sequences(uint64(10+i), 4, l, 8)
+			if !yield(datasets.Element{x, y}) {
+				return nil
+			}
+		}
+		return nil
+	}, len(lengths))
+	h, err := m.Fit(gen, nil, keras.FitConfig{Epochs: 2, Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := h.History["loss"]; len(l) != 2 || math.IsNaN(l[1]) {
+		t.Errorf("loss %v", l)
+	}
+	p, err := m.Predict(gen, keras.PredictConfig{Verbose: keras.VerboseSilent})
+	if err != nil || fmt.Sprint(p.Shape()) != "(12, 1)" {
+		t.Errorf("predict: %v %v", p, err)
+	}
+	x := layers.Input([]int{layers.None, 8})
+	perStep, err := keras.NewModel([]*layers.KerasTensor{x}, []*layers.KerasTensor{layers.Apply(layers.NewDense(2), x)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := perStep.Predict(gen, keras.PredictConfig{Verbose: keras.VerboseSilent}); err == nil || !strings.Contains(err.Error(), "concatenated") {
+		t.Errorf("per-step outputs of varying lengths: %v", err)
 	}
 }
