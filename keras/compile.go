@@ -21,10 +21,10 @@ type CompileConfig struct {
 	Optimizer any
 	// Loss is a losses.Loss or a name. Fit and Evaluate need it unless a
 	// custom step (see Model.Override) computes its own loss. A model with
-	// several outputs takes one for all of them, a []any with one per
-	// output in output order, or a map[string]any (map[string]string,
-	// map[string]losses.Loss) by output name, as Keras'
-	// loss={"out_a": ..., "out_b": ...}.
+	// several outputs takes one for all of them, a []any ([]string,
+	// []losses.Loss) with one per output in output order, or a
+	// map[string]any (map[string]string, map[string]losses.Loss) by
+	// output name, as Keras' loss={"out_a": ..., "out_b": ...}.
 	Loss any
 	// Metrics are metrics.LabelMetric values or names. "accuracy" / "acc"
 	// resolve by the shapes of labels and predictions, as Keras does. A
@@ -90,6 +90,12 @@ func (m *Model) Compile(cfg CompileConfig) error {
 	}
 	m.outputLosses, m.lossWeights = nil, nil
 	names := m.OutputNames()
+	if list, ok := cfg.Loss.([]string); ok { // one name per output
+		cfg.Loss = toAnys(list)
+	}
+	if list, ok := cfg.Loss.([]losses.Loss); ok {
+		cfg.Loss = toAnys(list)
+	}
 	if byName, ok, err := lossesByName(cfg.Loss, names); err != nil {
 		return fmt.Errorf("keras: Compile: %w", err)
 	} else if ok {
@@ -271,6 +277,14 @@ func (m *Model) logs(prefix string) Logs {
 	out := Logs{}
 	for _, e := range m.logEntries() {
 		out[prefix+e.name] = e.mt.Result()
+	}
+	return out
+}
+
+func toAnys[T any](list []T) []any {
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = v
 	}
 	return out
 }

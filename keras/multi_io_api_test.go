@@ -157,12 +157,13 @@ func TestMultiIOErrors(t *testing.T) {
 		{keras.CompileConfig{Loss: "mse", Metrics: []any{[]any{"mae"}}}, "1 lists for the model's 2 outputs"},
 		{keras.CompileConfig{Loss: "mse", MetricsByOutput: map[string][]any{"nope": {"mae"}}}, `"nope"`},
 		{keras.CompileConfig{Loss: "mse", StepsPerExecution: -1}, "StepsPerExecution"},
+		{keras.CompileConfig{Loss: []string{"mse"}}, "1 losses for 2 outputs"},
 	} {
 		if err := m.Compile(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Compile(%+v): %v, want an error with %s", c.cfg, err, c.want)
 		}
 	}
-	if err := m.Compile(keras.CompileConfig{Optimizer: "sgd", Loss: "mse"}); err != nil {
+	if err := m.Compile(keras.CompileConfig{Optimizer: "sgd", Loss: []string{"sparse_categorical_crossentropy", "mse"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
