@@ -298,7 +298,20 @@ func ClearSession() {
 func SetRandomSeed(seed uint64) {
 	seedMu.Lock()
 	seedRng = rand.New(rand.NewPCG(seed, 0))
+	seedGeneration++
 	seedMu.Unlock()
+}
+
+// seedGeneration counts SetRandomSeed calls.
+var seedGeneration uint64
+
+// RandomSeedGeneration counts the calls of SetRandomSeed: keras/random
+// makes its global seed generator afresh after each, as
+// keras.utils.set_random_seed resets Keras' global SeedGenerator.
+func RandomSeedGeneration() uint64 {
+	seedMu.Lock()
+	defer seedMu.Unlock()
+	return seedGeneration
 }
 
 // DrawSeed draws a seed from the global random state that SetRandomSeed

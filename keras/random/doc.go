@@ -15,8 +15,9 @@
 //
 // With [Seed] (an integer) a draw is stateless: the same seed gives the
 // same values at every call, as Keras' seed=7. With no seed option, draws
-// come from the package's global generator, seeded by
-// layers.SetRandomSeed when it was first used.
+// come from the package's global generator, seeded from the global random
+// state and made afresh by layers.SetRandomSeed, as
+// keras.utils.set_random_seed resets Keras' global generator.
 //
 // Dropout and the random augmentation layers draw from generators of
 // their own (layers.Seeded); keras.Checkpoint saves their states, so a

@@ -67,16 +67,19 @@ func Generator(gen *SeedGenerator) Option {
 
 var global struct {
 	sync.Mutex
-	gen *SeedGenerator
+	gen        *SeedGenerator
+	generation uint64 // of layers.SetRandomSeed when gen was made
 }
 
 // globalGenerator is Keras' global seed generator, made on first use
-// with a seed from the global random state (layers.SetRandomSeed).
+// with a seed from the global random state, and made afresh after
+// layers.SetRandomSeed (keras.utils.set_random_seed resets it).
 func globalGenerator() *SeedGenerator {
 	global.Lock()
 	defer global.Unlock()
-	if global.gen == nil {
+	if gen := layers.RandomSeedGeneration(); global.gen == nil || global.generation != gen {
 		global.gen = ops.NewSeedGenerator("global_seed_generator/seed_generator_state", layers.DrawSeed())
+		global.generation = gen
 	}
 	return global.gen
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/random"
 	"github.com/gokeras/gokeras/ops"
 	"gorgonia.org/tensor"
@@ -173,5 +174,27 @@ func TestTwoDrawsPerStep(t *testing.T) {
 	}
 	if got := g.State().Numpy(); got[1] != 4 {
 		t.Errorf("state after 2 steps of 2 draws %v, want counter 4", got)
+	}
+}
+
+// TestSetRandomSeedResetsTheGlobalGenerator: unseeded draws follow
+// layers.SetRandomSeed, as keras.utils.set_random_seed governs them.
+func TestSetRandomSeedResetsTheGlobalGenerator(t *testing.T) {
+	data := values(t)
+	draws := func(seed uint64) [][]float32 {
+		layers.SetRandomSeed(seed)
+		return [][]float32{data(random.Normal([]int{4})), data(random.Uniform([]int{4}))}
+	}
+	a, b, c := draws(3), draws(3), draws(4)
+	for i := range a {
+		if !equal(a[i], b[i]) {
+			t.Errorf("draw %d after SetRandomSeed(3) differs between runs", i)
+		}
+		if equal(a[i], c[i]) {
+			t.Errorf("draw %d is the same after seeds 3 and 4", i)
+		}
+	}
+	if equal(a[0][:2], a[1][:2]) {
+		t.Error("two unseeded draws are equal")
 	}
 }
