@@ -3,6 +3,9 @@ package keras
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gokeras/gokeras/engine"
@@ -194,4 +197,189 @@ func TestAttentionLayersMatchKeras(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kerasBlock is the transformer_block entry of attention.json: keras.io's
+// text classifier in small, layer by layer.
+type kerasBlock struct {
+	Name   string
+	Layers []struct {
+		ClassName string `json:"class_name"`
+		Config    map[string]any
+		Weights   []struct {
+			Name  string
+			Shape []int
+			Value []float32
+		}
+	}
+	XShape   []int `json:"x_shape"`
+	X        []float32
+	YShape   []int `json:"y_shape"`
+	Y, Dy    []float32
+	Dweights [][]float32
+}
+
+// TestTransformerBlockMatchesKeras checks what a small Transformer needs
+// beyond the attention layers (Embedding, Dense on 3-D inputs,
+// LayerNormalization on the last axis of 3-D inputs, Dropout in
+// inference, Add, GlobalAveragePooling1D) in keras.io's block: every layer
+// made from Keras' config, Keras' weights, the output and the gradient of
+// every trainable weight equal to Keras' within 1e-5.
+func TestTransformerBlockMatchesKeras(t *testing.T) {
+	b, err := os.ReadFile("layers/testdata/keras/attention.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Blocks []kerasBlock }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Blocks) == 0 {
+		t.Fatal("no blocks")
+	}
+	blk := f.Blocks[0]
+	want := []string{"Embedding", "MultiHeadAttention", "Dropout", "Add", "LayerNormalization", "Dense", "Dense",
+		"Dropout", "Add", "LayerNormalization", "GlobalAveragePooling1D", "Dropout", "Dense"}
+	if len(blk.Layers) != len(want) {
+		t.Fatalf("%d layers, want %d", len(blk.Layers), len(want))
+	}
+	ls := make([]layers.Layer, len(want))
+	for i, lc := range blk.Layers {
+		if lc.ClassName != want[i] {
+			t.Fatalf("layer %d is %s, the test wires %s", i, lc.ClassName, want[i])
+		}
+		if ls[i], err = LayerFromConfig(lc.ClassName, lc.Config); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := ops.NewTrace(false, 0, 1)
+	ids := tr.Constant(ops.Shape(blk.XShape), blk.X)
+	call := func(i int, in ...ops.Tensor) ops.Tensor {
+		t.Helper()
+		shapes := make([]ops.Shape, len(in))
+		for j, x := range in {
+			shapes[j] = append(ops.Shape{-1}, x.Shape()[1:]...)
+		}
+		if _, err := layers.OutputShape(ls[i], shapes); err != nil {
+			t.Fatalf("layer %d: %v", i, err)
+		}
+		ws := ls[i].Weights()
+		if len(ws) != len(blk.Layers[i].Weights) {
+			t.Fatalf("layer %d (%s): %d weights, Keras %d", i, want[i], len(ws), len(blk.Layers[i].Weights))
+		}
+		for j, w := range blk.Layers[i].Weights {
+			if !ws[j].Shape().Equal(ops.Shape(w.Shape)) {
+				t.Fatalf("weight %s: shape %v, Keras %v", w.Name, ws[j].Shape(), w.Shape)
+			}
+			ws[j].Assign(w.Value)
+		}
+		return ls[i].Call(in, false)
+	}
+	e := call(0, ids)
+	a := call(1, e, e)
+	a = call(2, a)
+	o1 := call(4, call(3, e, a))
+	h := call(7, call(6, call(5, o1)))
+	o2 := call(9, call(8, o1, h))
+	y := call(12, call(11, call(10, o2)))
+	if !y.Shape().Equal(ops.Shape(blk.YShape)) {
+		t.Fatalf("output %v, Keras %v", y.Shape(), blk.YShape)
+	}
+	var vars []*ops.Variable
+	for _, l := range ls {
+		vars = append(vars, l.TrainableWeights()...)
+	}
+	grads, err := ops.Gradients(ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), blk.Dy)), false), vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Compile(tr, append([]ops.Tensor{y}, grads...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := p.Run(engine.Single{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blk.Dweights) != len(vars) {
+		t.Fatalf("%d trainable weights, Keras %d", len(vars), len(blk.Dweights))
+	}
+	worst := 0.0
+	check := func(what string, got, want []float32) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d values, Keras %d", what, len(got), len(want))
+		}
+		for i := range want {
+			w := float64(want[i])
+			e := math.Abs(float64(got[i])-w) / math.Max(1, math.Abs(w))
+			worst = max(worst, e)
+			if !(e <= 1e-5) {
+				t.Errorf("%s[%d] = %v, Keras %v", what, i, got[i], w)
+				return
+			}
+		}
+	}
+	check("y", vals[0].Data, blk.Y)
+	for i, g := range blk.Dweights {
+		check("d"+vars[i].Name(), vals[1+i].Data, g)
+	}
+	t.Logf("worst relative difference from Keras %.3g", worst)
+}
+
+// Summary's parameter counts equal Keras', computed here by hand:
+// MultiHeadAttention(num_heads=h, key_dim=k, value_dim=v) on a query of
+// d features and a value of e features has query and key kernels (d, h, k)
+// and (e, h, k) with biases (h, k), a value kernel (e, h, v) with bias
+// (h, v) and an output kernel (h, v, d) with bias (d,); Attention with
+// use_scale one scalar; AdditiveAttention a scale of d values.
+func TestAttentionSummaryCounts(t *testing.T) {
+	layers.ClearSession()
+	const T, S, d, e, h, k, v = 7, 5, 12, 10, 3, 4, 6
+	q := layers.Input([]int{T, d})
+	val := layers.Input([]int{S, e})
+	mha := layers.NewMultiHeadAttention(h, k, layers.WithValueDim(v))
+	y := layers.Apply(mha, q, val)
+	att := layers.NewAttention(layers.WithUseScale(true))
+	y2 := layers.Apply(att, y, y)
+	add := layers.NewAdditiveAttention()
+	y3 := layers.Apply(add, y2, y)
+	m, err := NewModel([]*layers.KerasTensor{q, val}, []*layers.KerasTensor{y3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := m.SummaryString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{
+		mha.Name(): (d*h*k + h*k) + (e*h*k + h*k) + (e*h*v + h*v) + (h*v*d + d),
+		att.Name(): 1,
+		add.Name(): d,
+	}
+	total := 0
+	for name, n := range counts {
+		total += n
+		found := false
+		for _, line := range strings.Split(s, "\n") {
+			if strings.Contains(line, name+" (") && strings.Contains(line+" ", " "+commasForTest(n)+" ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("layer %s: no summary line with %d parameters:\n%s", name, n, s)
+		}
+	}
+	if !strings.Contains(s, "Total params: "+commasForTest(total)) {
+		t.Errorf("summary does not total %d:\n%s", total, s)
+	}
+}
+
+// commasForTest writes n with thousands separators, as Keras' summary.
+func commasForTest(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -159,14 +159,56 @@ def cases(rng):
     return out
 
 
+def transformer_block(rng):
+    """keras.io's text classifier in small: Embedding, a transformer block
+    (MultiHeadAttention, Dropout, Add, LayerNormalization on the last axis
+    of 3-D tensors, Dense on 3-D tensors), GlobalAveragePooling1D and a
+    softmax Dense, in inference: every layer's config and weights (in
+    model.layers order), the token ids, the output and the gradients of
+    sum(y*dy) with respect to the trainable weights."""
+    L = keras.layers
+    B, T, V, D, H, F = 3, 6, 11, 8, 2, 5
+    ids = keras.Input((T,), dtype="int32")
+    e = L.Embedding(V, D)(ids)
+    a = L.MultiHeadAttention(num_heads=H, key_dim=D)(e, e)
+    a = L.Dropout(0.1)(a)
+    o1 = L.LayerNormalization(epsilon=1e-6)(L.Add()([e, a]))
+    f = L.Dense(F, activation="relu")(o1)
+    f = L.Dense(D)(f)
+    f = L.Dropout(0.1)(f)
+    o2 = L.LayerNormalization(epsilon=1e-6)(L.Add()([o1, f]))
+    p = L.GlobalAveragePooling1D()(o2)
+    p = L.Dropout(0.1)(p)
+    y = L.Dense(2, activation="softmax")(p)
+    model = keras.Model(ids, y)
+    ls = []
+    for layer in model.layers[1:]:
+        ws = [(rng.standard_normal(w.shape) * 0.5).astype(np.float32) for w in layer.weights]
+        for w, v in zip(layer.weights, ws):
+            w.assign(v)
+        ls.append({"class_name": layer.__class__.__name__,
+                   "config": json.loads(json.dumps(layer.get_config(), default=str)),
+                   "weights": [{"name": w.path, "shape": list(w.shape), "value": arr(v)} for w, v in zip(layer.weights, ws)]})
+    x = rng.integers(0, V, size=(B, T)).astype(np.int32)
+    with tf.GradientTape() as tape:
+        out = model(tf.constant(x), training=False)
+        dy = tf.constant(rng.standard_normal(out.shape).astype(np.float32))
+        loss = tf.reduce_sum(out * dy)
+    grads = tape.gradient(loss, model.trainable_weights)
+    return {"name": "transformer_block", "covers": sorted({l["class_name"] for l in ls}),
+            "layers": ls, "x_shape": [B, T], "x": arr(x), "y_shape": list(out.shape), "y": arr(out),
+            "dy": arr(dy), "dweights": [arr(tf.convert_to_tensor(g)) for g in grads]}
+
+
 def main():
     rng = np.random.default_rng(SEED + 41)
     keras.utils.set_random_seed(SEED)
     path = OUT
     os.makedirs(os.path.dirname(path), exist_ok=True)
     cs = cases(rng)
+    block = transformer_block(np.random.default_rng(SEED + 42))
     with open(path, "w") as f:
-        json.dump({"manifest": manifest(), "cases": cs}, f, indent=1)
+        json.dump({"manifest": manifest(), "cases": cs, "blocks": [block]}, f, indent=1)
         f.write("\n")
     print(f"wrote {path}: {len(cs)} cases")
 
