@@ -54,9 +54,12 @@ type FitConfig struct {
 	// ValidationSplit holds out the last fraction of array data for
 	// validation (before shuffling).
 	ValidationSplit float64
-	// ValidationData is a *datasets.Dataset, an {x, y} pair
-	// ([]*tensor.Dense or [2]*tensor.Dense) or {x, y, sample_weight}
-	// ([]*tensor.Dense or [3]*tensor.Dense), as Keras' validation_data.
+	// ValidationData is a *datasets.Dataset or NamedDataset, an {x, y}
+	// pair ([]*tensor.Dense or [2]*tensor.Dense) or {x, y,
+	// sample_weight} ([]*tensor.Dense or [3]*tensor.Dense) for a
+	// single-input model, or []any{x, y} / []any{x, y, sample_weight}
+	// with x, y and the weights in any form Fit takes them (slices in
+	// model order, maps by name), as Keras' validation_data.
 	ValidationData any
 	// SampleWeight is Keras' sample_weight: one weight per example of x,
 	// shape (n,) or (n, 1), a *tensor.Dense for every output, or one per
