@@ -294,7 +294,7 @@ func NewMeanIoU(opts ...Option) *MeanIoU {
 		}
 		return nil
 	}
-	return &MeanIoU{sumsMetric{kind: "MeanIoU", name: c.name, check: check, cfg: cfg,
+	return &MeanIoU{sumsMetric{kind: "MeanIoU", name: c.name, check: check, cfg: cfg, state: make([]float64, n*n),
 		accumulate: func(st []float64, t, p []float32, ts, ps ops.Shape, w []float32) ([]float64, error) {
 			yt, yp := ids(t, ts, mc.sparseYTrue), ids(p, ps, mc.sparseYPred)
 			if len(yt) != len(yp) {
@@ -342,3 +342,16 @@ func intsToAny(v []int) []any {
 	}
 	return out
 }
+
+var (
+	_ SampleWeighted = (*RootMeanSquaredError)(nil)
+	_ SampleWeighted = (*R2Score)(nil)
+	_ SampleWeighted = (*F1Score)(nil)
+	_ SampleWeighted = (*MeanIoU)(nil)
+	_ Reducible      = (*RootMeanSquaredError)(nil)
+	_ Reducible      = (*R2Score)(nil)
+	_ Reducible      = (*F1Score)(nil)
+	_ Reducible      = (*MeanIoU)(nil)
+	_ Reducible      = (*Hinge)(nil)
+	_ SampleWeighted = (*CosineSimilarity)(nil)
+)
