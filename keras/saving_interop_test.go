@@ -522,3 +522,56 @@ func ioBatch(r *rand.Rand, m *Model, name string, n int) (x, y any) {
 	s := append([]int{n}, m.Inputs()[0].Shape()[1:]...)
 	return ioRandom(r, s, 2, 1).dense(), labels(10)
 }
+
+// TestInteropWriteLayersForKeras writes, for interop_check.py (only with
+// GOKERAS_INTEROP_OUT set), a Sequential model around each single-input
+// layer of the Keras vectors (made from Keras' own get_config, with
+// Keras' weights): Python Keras must load every config gokeras writes.
+func TestInteropWriteLayersForKeras(t *testing.T) {
+	dir := os.Getenv("GOKERAS_INTEROP_OUT")
+	if dir == "" {
+		t.Skip("set GOKERAS_INTEROP_OUT=DIR to write gokeras' files for tools/keras_reference/interop_check.py")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"testdata/keras/layers.json", "testdata/keras/conv_more.json"} {
+		for _, tc := range kerasvectors.Read[kerasLayerCase](t, file) {
+			if tc.ClassName == "Lambda" { // Python code: not saved, as in Keras' safe mode
+				continue
+			}
+			l, err := LayerFromConfig(tc.ClassName, tc.Config)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.Name, err)
+			}
+			m, err := NewSequential(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.build(tc.Shape[1:]); err != nil {
+				t.Fatalf("%s: %v", tc.Name, err)
+			}
+			for i, w := range tc.Weights {
+				if err := l.Weights()[i].Assign(w.Value); err != nil {
+					t.Fatalf("%s: %v", tc.Name, err)
+				}
+			}
+			name := "layer_" + tc.Name
+			ins := []interopArray{{Shape: tc.Shape, Data: tc.X}}
+			c := interopCase{Name: name, Files: map[string]string{"keras": name + ".keras", "weights": name + ".weights.h5"}, Inputs: ins, Outputs: ioOutputs(t, m, ins)}
+			if err := m.Save(filepath.Join(dir, name+".keras")); err != nil {
+				t.Fatalf("%s: %v", tc.Name, err)
+			}
+			if err := m.SaveWeights(filepath.Join(dir, name+".weights.h5")); err != nil {
+				t.Fatalf("%s: %v", tc.Name, err)
+			}
+			b, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

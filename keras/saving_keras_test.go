@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gokeras/gokeras/internal/hdf5"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/optimizers"
 )
@@ -97,7 +99,7 @@ func TestKerasArchiveLayout(t *testing.T) {
 	for _, f := range zr.File {
 		names = append(names, f.Name)
 	}
-	if !reflect.DeepEqual(names, []string{"metadata.json", "config.json", "model.weights.npz"}) {
+	if !reflect.DeepEqual(names, []string{"metadata.json", "config.json", "model.weights.h5"}) {
 		t.Errorf("members %v", names)
 	}
 	var cfg, meta map[string]any
@@ -141,14 +143,21 @@ func TestKerasArchiveLayout(t *testing.T) {
 	if ms := cc["metrics"].([]any); ms[0] != "accuracy" || ms[1].(map[string]any)["class_name"] != "SparseCategoricalCrossentropy" {
 		t.Errorf("metrics %v", ms)
 	}
-	wb, _ := readZipMember(&zr.Reader, "model.weights.npz", 1<<30)
-	r, err := newNPZReader(bytes.NewReader(wb), int64(len(wb)))
+	wb, _ := readZipMember(&zr.Reader, "model.weights.h5", 1<<30)
+	root, err := hdf5.Decode(bytes.NewReader(wb), int64(len(wb)), hdf5.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// An SGD that has not trained holds only its step count.
-	if !r.has("dense/kernel") || !r.has("optimizer/SGD/iterations") {
-		t.Errorf("weights members %v", r.keys)
+	// Keras 3's layout; an SGD that has not trained holds only its step
+	// count and learning rate.
+	for path, shape := range map[string][]int{"layers/dense/vars/0": {4, 8}, "layers/dense_1/vars/1": {3}, "optimizer/vars/0": nil, "optimizer/vars/1": nil} {
+		_, d, err := root.Lookup(path)
+		if err != nil || d == nil || !slices.Equal(normShape(d.Shape), normShape(shape)) {
+			t.Errorf("%s: %v %v, want shape %v", path, d, err, shape)
+		}
+	}
+	if g, _, _ := root.Lookup("optimizer/vars"); g == nil || len(g.Datasets) != 2 {
+		t.Errorf("optimizer/vars: %v", g)
 	}
 	// LoadWeights reads a .keras file's weights too.
 	c := svMLP(t, 9)
