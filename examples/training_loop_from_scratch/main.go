@@ -4,8 +4,10 @@
 // our own, first eagerly (the model called on each batch inside a
 // GradientTape, as TensorFlow runs by default), then with metrics, then
 // with the train and test steps compiled by keras.NewFunction (the
-// guide's @tf.function), and last the step of a model whose layer adds an
-// activity regularization loss (model.losses).
+// guide's @tf.function), then the step of a model whose layer adds an
+// activity regularization loss (model.losses), and last the guide's
+// end-to-end DCGAN, 12 steps of it as in the guide, writing
+// generated_img_0.png to -save-dir.
 //
 //	go run ./examples/training_loop_from_scratch
 //
@@ -35,11 +37,13 @@ var (
 	dataDir  = flag.String("data", "", "folder holding MNIST (default: Keras' cache, then $GOKERAS_DATASETS)")
 	seed     = flag.Int64("seed", 0, "random seed of the weights and the shuffling")
 	maxSteps = flag.Int("max-steps", 0, "stop each pass over a dataset after this many batches (0: the whole pass; for quick runs)")
+	saveDir  = flag.String("save-dir", "./", "where the GAN's generated images go (empty: not saved)")
+	ganSteps = flag.Int("gan-steps", 12, "GAN training steps (the guide stops after 12; at most 12)")
 )
 
 func main() {
 	flag.Parse()
-	cli.MustCheck(cli.NonNegative("max-steps"))
+	cli.MustCheck(cli.NonNegative("max-steps"), cli.Positive("gan-steps"))
 	if err := run(); err != nil {
 		log.Fatal(err)
 	}
@@ -334,5 +338,10 @@ func run() error {
 
 	// Low-level handling of losses tracked by the model: a layer that
 	// creates an activity regularization loss, in a really simple model.
-	return regularizedStep(ctx, trainDataset, lossFn, optimizer, trainAccMetric)
+	if err := regularizedStep(ctx, trainDataset, lossFn, optimizer, trainAccMetric); err != nil {
+		return err
+	}
+
+	// End-to-end example: a GAN training loop from scratch.
+	return gan(ctx, train, test, *saveDir)
 }

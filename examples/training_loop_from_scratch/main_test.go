@@ -1,6 +1,7 @@
 package main
 
 import (
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,12 +39,14 @@ func mnistDir(t *testing.T) string {
 // TestGuideRunsOnMNIST runs the whole guide on the real MNIST, each pass
 // cut to 30 batches, and checks its output has the guide's lines in the
 // guide's order: three eager epochs, two with metrics, two with the
-// compiled steps, then the activity-regularized step; losses are finite
-// and the metrics are accuracies that learned something.
+// compiled steps, the activity-regularized step, then one step of the
+// GAN; losses are finite and the metrics are accuracies that learned
+// something.
 func TestGuideRunsOnMNIST(t *testing.T) {
 	dir := mnistDir(t)
+	saveDir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-data "+dir+" -max-steps 30 -seed 1")
+	cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-data "+dir+" -max-steps 30 -gan-steps 1 -seed 1 -save-dir "+saveDir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -81,6 +84,32 @@ func TestGuideRunsOnMNIST(t *testing.T) {
 	}
 	if !strings.Contains(text, "Activity regularization") || !regexp.MustCompile(`Time taken: [0-9.]+s`).MatchString(text) {
 		t.Errorf("missing sections\n%s", text)
+	}
+	// The GAN: the discriminator's summary, one step's losses (binary
+	// cross-entropies near log 2 at the start), one 28x28 image saved.
+	if !strings.Contains(text, `Model: "discriminator"`) || !strings.Contains(text, "Total params: 74,625") {
+		t.Errorf("no discriminator summary with the guide's 74,625 parameters\n%s", text)
+	}
+	for _, what := range []string{"discriminator", "adversarial"} {
+		m := regexp.MustCompile(what + ` loss at step 0: ([0-9.]+)`).FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("no %s loss line\n%s", what, text)
+		}
+		if v, _ := strconv.ParseFloat(m[1], 64); v < 0.3 || v > 1.5 {
+			t.Errorf("%s loss at step 0 is %v, want near log 2", what, v)
+		}
+	}
+	f, err := os.Open(filepath.Join(saveDir, "generated_img_0.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("generated_img_0.png: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != 28 || b.Dy() != 28 {
+		t.Errorf("generated_img_0.png is %v, want 28x28", b)
 	}
 }
 
