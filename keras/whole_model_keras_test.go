@@ -29,7 +29,11 @@ type wholeModelCase struct {
 	EvalExamples int   `json:"eval_examples"`
 	InputShape   []int `json:"input_shape"`
 	QuantBits    int   `json:"quant_bits"`
-	Weights      []struct {
+	// Loss is "categorical_crossentropy" (one-hot labels, softmax output)
+	// or Keras' SparseCategoricalCrossentropy(from_logits=True).
+	Loss            string
+	ValidationSplit float64 `json:"validation_split"`
+	Weights         []struct {
 		Path      string
 		Shape     []int
 		Trainable bool
@@ -48,6 +52,20 @@ func wholeModelSeedCNN() (*Model, error) {
 		layers.NewFlatten(),
 		layers.NewDense(128, layers.WithActivation("relu")),
 		layers.NewDense(10),
+	)
+}
+
+// wholeModelKerasIOConvnet is keras.io's MNIST convnet
+// (examples/vision/mnist_convnet) without its Dropout(0.5), whose random
+// mask no two programs share.
+func wholeModelKerasIOConvnet() (*Model, error) {
+	return NewSequential(
+		layers.NewConv2D(32, 3, layers.WithActivation("relu"), layers.WithInputShape(28, 28, 1)),
+		layers.NewMaxPooling2D(layers.WithPoolSize(2)),
+		layers.NewConv2D(64, 3, layers.WithActivation("relu")),
+		layers.NewMaxPooling2D(layers.WithPoolSize(2)),
+		layers.NewFlatten(),
+		layers.NewDense(10, layers.WithActivation("softmax")),
 	)
 }
 
@@ -142,9 +160,18 @@ func (a wholeModelArrays) images(key string, shape []int) *tensor.Dense {
 	return tensor.New(tensor.WithShape(append([]int{len(raw) / n}, shape...)...), tensor.WithBacking(raw))
 }
 
-func (a wholeModelArrays) labels(key string) *tensor.Dense {
+// labels returns class ids key as the loss wants them: one-hot rows of 10
+// for categorical_crossentropy, else the ids.
+func (a wholeModelArrays) labels(key string, oneHot bool) *tensor.Dense {
 	y := a.floats(key)
-	return tensor.New(tensor.WithShape(len(y)), tensor.WithBacking(y))
+	if !oneHot {
+		return tensor.New(tensor.WithShape(len(y)), tensor.WithBacking(y))
+	}
+	oh := make([]float32, 10*len(y))
+	for i, c := range y {
+		oh[10*i+int(c)] = 1
+	}
+	return tensor.New(tensor.WithShape(len(y), 10), tensor.WithBacking(oh))
 }
 
 func maxAbs(v []float32) float64 {
@@ -202,11 +229,13 @@ func (b *batchLossLogger) OnTrainBatchEnd(_ int, logs Logs) error {
 	return nil
 }
 
-// TestWholeModelsMatchKeras trains the seed CNN and a narrow seed ResNet
-// (BatchNormalization in training) with Fit for 20 Adam steps from Keras'
+// TestWholeModelsMatchKeras trains the seed CNN, a narrow seed ResNet
+// (BatchNormalization in training) and keras.io's MNIST convnet without
+// Dropout (softmax, categorical_crossentropy, validation_split) with Fit for 20 Adam steps from Keras'
 // initial weights on Keras' batches (shuffle off) and compares with Keras'
-// fit: logits before and after, the loss logged after every step and per
-// epoch, accuracy, evaluate's loss, and every weight after training
+// fit: logits before and after, the loss logged after every step (the
+// running mean over the epoch) and per epoch, accuracy, validation loss and
+// accuracy, evaluate's loss, and every weight after training
 // (moving statistics included), each within 1e-4 as max|diff|/max|Keras|
 // over the tensor. In the ResNet, what float32 rounding moves in Keras too
 // (Keras in float32 against Keras in float64, also in the vectors) has
@@ -225,6 +254,8 @@ func TestWholeModelsMatchKeras(t *testing.T) {
 				m, err = wholeModelSeedCNN()
 			case "resnet":
 				m, err = wholeModelSeedResNet(8)
+			case "keras_io_convnet":
+				m, err = wholeModelKerasIOConvnet()
 			default:
 				t.Fatalf("no model for case %q", tc.Name)
 			}
@@ -269,8 +300,9 @@ func TestWholeModelsMatchKeras(t *testing.T) {
 			if err := m.SetWeights(init); err != nil {
 				t.Fatal(err)
 			}
-			x, y := a.images("x", tc.InputShape), a.labels("y")
-			xEval, yEval := a.images("x_eval", tc.InputShape), a.labels("y_eval")
+			oneHot := tc.Loss == "categorical_crossentropy"
+			x, y := a.images("x", tc.InputShape), a.labels("y", oneHot)
+			xEval, yEval := a.images("x_eval", tc.InputShape), a.labels("y_eval", oneHot)
 			check := func(what string, got, want []float32) {
 				t.Helper()
 				if len(got) != len(want) {
@@ -293,16 +325,16 @@ func TestWholeModelsMatchKeras(t *testing.T) {
 			}
 			check("logits before training", logits(), a.floats("logits_before"))
 
-			if err := m.Compile(CompileConfig{
-				Optimizer: optimizers.NewAdam(),
-				Loss:      losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true)),
-				Metrics:   []any{"accuracy"},
-			}); err != nil {
+			var loss any = losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true))
+			if oneHot {
+				loss = "categorical_crossentropy"
+			}
+			if err := m.Compile(CompileConfig{Optimizer: optimizers.NewAdam(), Loss: loss, Metrics: []any{"accuracy"}}); err != nil {
 				t.Fatal(err)
 			}
 			bl := &batchLossLogger{}
 			h, err := m.Fit(x, y, FitConfig{Epochs: tc.Epochs, BatchSize: tc.BatchSize, NoShuffle: true,
-				Verbose: VerboseSilent, Callbacks: []Callback{bl}})
+				ValidationSplit: tc.ValidationSplit, Verbose: VerboseSilent, Callbacks: []Callback{bl}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -319,6 +351,10 @@ func TestWholeModelsMatchKeras(t *testing.T) {
 			check("loss after each step", f32(bl.loss), a.floats("batch_loss"))
 			check("epoch loss", f32(h.History["loss"]), a.floats("loss"))
 			check("epoch accuracy", f32(h.History["accuracy"]), a.floats("accuracy"))
+			if tc.ValidationSplit > 0 {
+				check("epoch val_loss", f32(h.History["val_loss"]), a.floats("val_loss"))
+				check("epoch val_accuracy", f32(h.History["val_accuracy"]), a.floats("val_accuracy"))
+			}
 			if tc.Name != "resnet" {
 				check("logits after training", logits(), a.floats("logits_after"))
 			} else {

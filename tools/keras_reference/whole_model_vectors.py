@@ -1,20 +1,23 @@
-"""Writes keras/testdata/whole_model/: the seed CNN and a narrow seed ResNet
-trained by Keras' fit for 20 Adam steps from given weights on given
-batches, for keras/whole_model_keras_test.go.
+"""Writes keras/testdata/whole_model/: the seed CNN, a narrow seed ResNet and
+keras.io's MNIST convnet trained by Keras' fit for 20 Adam steps from given
+weights on given batches, for keras/whole_model_keras_test.go.
 
 Run from the repository root with the pinned environment (requirements.txt),
 or through run_all.py:
 
     ~/.cache/gokeras-keras-ref/bin/python tools/keras_reference/whole_model_vectors.py
 
-The models are the seed models of examples/internal/models: the CNN of the
+The models are the seed models of examples/internal/models (the CNN of the
 MirroredStrategy tutorial exactly, and the tutorial's ResNet with every
 filter count divided by 8 (7x7 stem of 8 filters, blocks of 8, 8, 16, 16,
 32, 32): the full ResNet's 2.8 million weights would be 22 MB of testdata;
 the structure (stem, strided blocks with 1x1 shortcuts, BatchNormalization
-in training, global pooling) is the same. Both end in 10 logits, trained with
-SparseCategoricalCrossentropy(from_logits=True), Adam() at Keras' defaults
-and the accuracy metric, shuffle=False.
+in training, global pooling) is the same; both end in 10 logits, trained with
+SparseCategoricalCrossentropy(from_logits=True)), and keras.io's MNIST
+convnet without its Dropout (softmax output, categorical_crossentropy on
+one-hot labels, validation_split=0.1: Keras holds out the last 8 of the 80
+examples), all with Adam() at Keras' defaults, the accuracy metric and
+shuffle=False.
 
 Each <name>.npz holds: w_<i> (int16: the i-th weight of model.weights
 times 2^12; Keras' own initialisation rounded to that grid, so that float32
@@ -24,7 +27,8 @@ on x_eval/255 before and after training; logits_after_training_mode: the
 trained model called with training=True on x_eval), batch_loss (the loss Keras
 logs after each of the 20 steps: the running mean over the epoch), loss
 and accuracy per epoch (fit's history), eval_loss and eval_accuracy
-(evaluate on x_eval after training) and final_<i> (float32: every weight
+(evaluate on x_eval after training), val_loss and val_accuracy per epoch
+(with validation_split) and final_<i> (float32: every weight
 after training, moving statistics included); for the ResNet also
 final64_<i> and logits_after_float64, the same training in float64
 (training amplifies float32 rounding where a gradient is zero in exact
@@ -103,22 +107,42 @@ def images(rng, n, shape, labels):
     return np.clip(0.6 * patterns[labels] + 0.4 * noise, 0, 255).astype(np.uint8)
 
 
-def train(model, q, xf, y, xef, batch, epochs):
+def keras_io_convnet():
+    """keras.io's MNIST convnet (examples/vision/mnist_convnet) without its
+    Dropout(0.5), whose random mask no two programs share."""
+    return keras.Sequential([
+        keras.Input((28, 28, 1)),
+        L.Conv2D(32, kernel_size=(3, 3), activation="relu"),
+        L.MaxPooling2D(pool_size=(2, 2)),
+        L.Conv2D(64, kernel_size=(3, 3), activation="relu"),
+        L.MaxPooling2D(pool_size=(2, 2)),
+        L.Flatten(),
+        L.Dense(10, activation="softmax"),
+    ])
+
+
+def labels_for(loss, y, dt):
+    """Class ids for the sparse loss, one-hot rows for categorical."""
+    return np.eye(10, dtype=dt)[y] if loss == "categorical_crossentropy" else y.astype(dt)
+
+
+def train(model, q, xf, y, xef, batch, epochs, loss="sparse_logits", validation_split=0.0):
     """Sets the weights q * 2^-QUANT, fits and returns (logits before,
     per-step losses, history, logits after)."""
     dt = model.weights[0].dtype
     model.set_weights([v.astype(dt) / np.asarray(2.0**QUANT, dt) for v in q])
     logits_before = model.predict(xef, batch_size=batch, verbose=0)
     model.compile(optimizer=keras.optimizers.Adam(),
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  loss=(keras.losses.SparseCategoricalCrossentropy(from_logits=True) if loss == "sparse_logits" else loss),
                   metrics=["accuracy"])
     batch_loss = []
     cb = keras.callbacks.LambdaCallback(on_train_batch_end=lambda b, logs: batch_loss.append(logs["loss"]))
-    hist = model.fit(xf, y.astype(xf.dtype), batch_size=batch, epochs=epochs, shuffle=False, verbose=0, callbacks=[cb])
+    hist = model.fit(xf, labels_for(loss, y, xf.dtype), batch_size=batch, epochs=epochs, shuffle=False, verbose=0,
+                     callbacks=[cb], validation_split=validation_split)
     return logits_before, batch_loss, hist, model.predict(xef, batch_size=batch, verbose=0)
 
 
-def case(name, build, rng, shape, n, batch, epochs, n_eval, float64=False):
+def case(name, build, rng, shape, n, batch, epochs, n_eval, float64=False, loss="sparse_logits", validation_split=0.0):
     y = rng.integers(0, 10, n)
     x = images(rng, n, shape, y)
     y_eval = rng.integers(0, 10, n_eval)
@@ -127,8 +151,8 @@ def case(name, build, rng, shape, n, batch, epochs, n_eval, float64=False):
     xf, xef = x.astype(np.float32) / scale, x_eval.astype(np.float32) / scale
     model = build()
     q = [np.round(np.asarray(w.numpy(), np.float64) * 2.0**QUANT).astype(np.int16) for w in model.weights]
-    logits_before, batch_loss, hist, logits_after = train(model, q, xf, y, xef, batch, epochs)
-    ev = model.evaluate(xef, y_eval.astype(np.float32), batch_size=batch, verbose=0, return_dict=True)
+    logits_before, batch_loss, hist, logits_after = train(model, q, xf, y, xef, batch, epochs, loss, validation_split)
+    ev = model.evaluate(xef, labels_for(loss, y_eval, np.float32), batch_size=batch, verbose=0, return_dict=True)
     arrays = {"x": x, "y": y.astype(np.uint8), "x_eval": x_eval, "y_eval": y_eval.astype(np.uint8),
               "logits_before": logits_before.astype(np.float32), "logits_after": logits_after.astype(np.float32),
               "batch_loss": np.array(batch_loss, np.float32),
@@ -136,6 +160,9 @@ def case(name, build, rng, shape, n, batch, epochs, n_eval, float64=False):
               "accuracy": np.array(hist.history["accuracy"], np.float32),
               "eval_loss": np.array([ev["loss"]], np.float32),
               "eval_accuracy": np.array([ev["accuracy"]], np.float32)}
+    for k in ("val_loss", "val_accuracy"):
+        if k in hist.history:
+            arrays[k] = np.array(hist.history[k], np.float32)
     for i, v in enumerate(q):
         arrays[f"w_{i}"] = v
     for i, w in enumerate(model.weights):
@@ -160,9 +187,11 @@ def case(name, build, rng, shape, n, batch, epochs, n_eval, float64=False):
     os.makedirs(OUT, exist_ok=True)
     np.savez_compressed(os.path.join(OUT, name + ".npz"), **arrays)
     print(f"wrote {OUT}/{name}.npz: {len(q)} weights, {sum(v.size for v in q)} values, loss {hist.history['loss']}")
+    n_train = int(n * (1 - validation_split)) if validation_split else n  # Keras' split point
     return {"name": name, "file": name + ".npz", "examples": n, "batch_size": batch, "epochs": epochs,
-            "steps": epochs * (n // batch), "eval_examples": n_eval, "input_shape": list(shape), "quant_bits": QUANT,
-            "optimizer": "Adam", "loss": "SparseCategoricalCrossentropy(from_logits=True)",
+            "steps": epochs * -(-n_train // batch), "eval_examples": n_eval, "input_shape": list(shape),
+            "quant_bits": QUANT, "optimizer": "Adam", "validation_split": validation_split,
+            "loss": "SparseCategoricalCrossentropy(from_logits=True)" if loss == "sparse_logits" else loss,
             "weights": [{"path": w.path, "shape": list(w.shape), "trainable": bool(w.trainable)} for w in model.weights]}
 
 
@@ -173,6 +202,9 @@ def main():
     keras.utils.set_random_seed(SEED + 1)
     cases.append(case("resnet", lambda: seed_resnet(8), np.random.default_rng(SEED + 67), (32, 32, 3), 32, 8, 5, 16,
                       float64=True))
+    keras.utils.set_random_seed(SEED + 2)
+    cases.append(case("keras_io_convnet", keras_io_convnet, np.random.default_rng(SEED + 73), (28, 28, 1), 80, 18, 5, 16,
+                      loss="categorical_crossentropy", validation_split=0.1))
     manifest = {"generator": "tools/keras_reference/whole_model_vectors.py", "tensorflow": tf.__version__,
                 "keras": keras.__version__, "numpy": np.__version__, "python": sys.version.split()[0],
                 "seed": SEED, "dtype": "float32"}
