@@ -373,6 +373,13 @@ var interopOptimizers = map[string]func() optimizers.Optimizer{
 	"adadelta":     func() optimizers.Optimizer { return optimizers.NewAdadelta(optimizers.LearningRate(1)) },
 	"ftrl":         func() optimizers.Optimizer { return optimizers.NewFtrl() },
 	"lion":         func() optimizers.Optimizer { return optimizers.NewLion() },
+	"adam_schedule": func() optimizers.Optimizer {
+		s, err := optimizers.ExponentialDecay(0.01, 3, 0.5, false)
+		if err != nil {
+			panic(err) // constant, valid arguments
+		}
+		return optimizers.NewAdam(optimizers.LearningRateSchedule(s))
+	},
 }
 
 // ioMLP is a small MLP compiled with opt (no BatchNormalization after a
