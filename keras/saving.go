@@ -13,22 +13,31 @@ import (
 
 // Saving and loading.
 //
-// Weights files (.weights.npz) are NumPy npz archives: one float32 array
-// per weight, keyed by the variable's name ("dense/kernel"), with the
-// variable's shape, so that numpy.load reads them. Model files (.keras) are
-// Keras 3's zip layout: config.json, metadata.json and model.weights.npz.
-// Checkpoints are npz archives holding the weights, the optimizer's
-// variables under "optimizer/", the epoch and the CRC-32C of every array
-// ("checkpoint/crc32c"), verified on restore.
+// Files are Keras 3's. Model files (.keras) are its zip layout:
+// config.json, metadata.json and model.weights.h5, which Python Keras'
+// load_model reads and which LoadModel reads from Python Keras. Weights
+// files (.weights.h5) are HDF5 files in the layout of Keras' H5IOStore:
+// every variable at its structure key ("layers/dense/vars/0",
+// "optimizer/vars/2"; see saving_structure.go), so that a model rebuilt
+// with the same architecture loads them whatever its layers are called.
+// Legacy Keras 2 .h5 files (whole-model and weights-only) are read too
+// (saving_legacy_h5.go). Weights may also go to npz archives under the
+// same keys, for NumPy. Checkpoints (SaveCheckpoint, BackupAndRestore) are
+// npz archives keyed the same way with the optimizer's variables, the
+// epoch and the CRC-32C of every array ("checkpoint/crc32c"), verified on
+// restore.
 //
 // Readers trust no size a file declares: arrays are checked against the
-// bytes their archive can hold and the shapes the model expects before
-// anything is allocated, and .keras members are read up to what a real
-// file of their kind needs (see saving_npz.go and saving_keras.go).
-// Formats: saving_weights.go (weights and checkpoint files),
-// saving_keras.go (.keras archives), saving_config.go and
-// saving_compile.go (their config.json), saving_npz.go and saving_npy.go
-// (the npz and npy formats).
+// bytes their file can hold and the shapes the model expects before
+// anything is allocated, HDF5 values are bounded by what the model's
+// variables can need (internal/hdf5's Limits), HDF5 links and external
+// data are refused, and .keras members are read up to what a real file of
+// their kind needs (see saving_npz.go and saving_keras.go). Formats:
+// saving_structure.go (structure keys), saving_h5weights.go (Keras 3
+// weights files), saving_legacy_h5.go (Keras 2 files), saving_weights.go
+// (SaveWeights, LoadWeights, checkpoints), saving_keras.go (.keras
+// archives), saving_config.go and saving_compile.go (their config.json),
+// saving_npz.go and saving_npy.go (the npz and npy formats).
 //
 // Every file is written to a temporary file in the destination's directory,
 // synced and renamed over the destination: readers see the old file or the
