@@ -43,14 +43,48 @@ func guideBatch() (x, y *tensor.Dense) {
 	return tensor.New(tensor.WithShape(32, 784), tensor.WithBacking(xs)), tensor.New(tensor.WithShape(32), tensor.WithBacking(ys))
 }
 
+// readmeCNN is the CNN of the README (Conv 32, pool, Conv 64, pool, Dense
+// 128, Dense 10) on 28x28x1 images.
+func readmeCNN(b *testing.B) *keras.Model {
+	b.Helper()
+	layers.SetRandomSeed(1)
+	m, err := keras.NewSequential(
+		layers.NewConv2D(32, 3, layers.WithActivation("relu")),
+		layers.NewMaxPooling2D(),
+		layers.NewConv2D(64, 3, layers.WithActivation("relu")),
+		layers.NewMaxPooling2D(),
+		layers.NewFlatten(),
+		layers.NewDense(128, layers.WithActivation("relu")),
+		layers.NewDense(10))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Build(28, 28, 1); err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
 // BenchmarkGuideStep compares one training step (forward, loss, gradients,
 // Adam update) of the guide's MLP on a batch of 32, run eagerly under a
 // GradientTape and as a keras.NewFunction replay.
 func BenchmarkGuideStep(b *testing.B) {
 	x, y := guideBatch()
+	benchSteps(b, guideMLP, x, y)
+}
+
+// BenchmarkCNNStep is BenchmarkGuideStep for the README's CNN on a batch
+// of 32 images: larger kernels, so the eager overhead weighs less.
+func BenchmarkCNNStep(b *testing.B) {
+	x, y := guideBatch()
+	x = tensor.New(tensor.WithShape(32, 28, 28, 1), tensor.WithBacking(x.Data().([]float32)))
+	benchSteps(b, readmeCNN, x, y)
+}
+
+func benchSteps(b *testing.B, newModel func(*testing.B) *keras.Model, x, y *tensor.Dense) {
 	lossFn := losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true))
 	b.Run("eager", func(b *testing.B) {
-		model := guideMLP(b)
+		model := newModel(b)
 		opt := optimizers.NewAdam(optimizers.LearningRate(1e-3))
 		for b.Loop() {
 			tape := keras.NewGradientTape()
@@ -69,7 +103,7 @@ func BenchmarkGuideStep(b *testing.B) {
 		}
 	})
 	b.Run("function", func(b *testing.B) {
-		model := guideMLP(b)
+		model := newModel(b)
 		opt := optimizers.NewAdam(optimizers.LearningRate(1e-3))
 		step := keras.NewFunction(func(in []ops.Tensor) ([]ops.Tensor, error) {
 			tape := keras.NewGradientTape()
