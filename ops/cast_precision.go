@@ -1,0 +1,135 @@
+package ops
+
+import "math"
+
+// Float32ToBFloat16Bits returns the bfloat16 nearest x (ties to even), as
+// ml_dtypes and TensorFlow round: the upper 16 bits of a float32 with the
+// 16 dropped bits rounded into them. Values beyond bfloat16's largest
+// finite value (about 3.39e38) become ±inf; a NaN stays a quiet NaN of
+// the same sign.
+func Float32ToBFloat16Bits(x float32) uint16 {
+	b := math.Float32bits(x)
+	if b&0x7fffffff > 0x7f800000 { // NaN: keep sign and payload top, force quiet
+		return uint16(b>>16) | 0x0040
+	}
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}
+
+// BFloat16BitsToFloat32 returns the float32 of bfloat16 bits h (exact).
+func BFloat16BitsToFloat32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// RoundBFloat16 rounds x to the nearest bfloat16 (8 significant bits),
+// kept in a float32.
+func RoundBFloat16(x float32) float32 { return BFloat16BitsToFloat32(Float32ToBFloat16Bits(x)) }
+
+// Float32ToFloat16Bits returns the IEEE half-precision value nearest x
+// (ties to even), as numpy's astype(float16): magnitudes from 65520 up
+// overflow to ±inf, small ones become subnormals or ±0, a NaN stays a
+// quiet NaN of the same sign.
+func Float32ToFloat16Bits(x float32) uint16 {
+	b := math.Float32bits(x)
+	sign := uint16(b>>16) & 0x8000
+	exp := int(b>>23) & 0xff
+	mant := b & 0x7fffff
+	if exp == 0xff {
+		if mant != 0 {
+			return sign | 0x7e00 | uint16(mant>>13)
+		}
+		return sign | 0x7c00
+	}
+	e := exp - 127 + 15
+	switch {
+	case e >= 31:
+		return sign | 0x7c00
+	case e <= 0:
+		if e < -10 {
+			return sign // below half the smallest subnormal: ±0
+		}
+		m := mant | 0x800000
+		shift := uint(14 - e)
+		h := m >> shift
+		rem := m & (1<<shift - 1)
+		half := uint32(1) << (shift - 1)
+		if rem > half || (rem == half && h&1 == 1) {
+			h++
+		}
+		return sign | uint16(h)
+	}
+	h := uint32(e)<<10 | mant>>13
+	rem := mant & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && h&1 == 1) {
+		h++ // a carry into the exponent is right, up to inf
+	}
+	return sign | uint16(h)
+}
+
+// Float16BitsToFloat32 returns the float32 of IEEE half bits h (exact).
+func Float16BitsToFloat32(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h & 0x3ff)
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
+	case exp == 0:
+		if mant == 0 {
+			return math.Float32frombits(sign)
+		}
+		// subnormal: mant * 2^-24
+		v := float32(mant) * (1.0 / (1 << 24))
+		if sign != 0 {
+			v = -v
+		}
+		return v
+	}
+	return math.Float32frombits(sign | (exp+112)<<23 | mant<<13)
+}
+
+// RoundFloat16 rounds x to the nearest IEEE half (11 significant bits,
+// overflow to ±inf), kept in a float32.
+func RoundFloat16(x float32) float32 { return Float16BitsToFloat32(Float32ToFloat16Bits(x)) }
+
+// CastToBFloat16 rounds every element of x to bfloat16 (ties to even),
+// the values staying in float32 buffers: Keras' cast to a mixed
+// policy's compute dtype "bfloat16". Its gradient casts dy the same way,
+// as the gradient of a cast is the cast of dy back to the input's dtype
+// with dy already in bfloat16 below it.
+func CastToBFloat16(x Tensor) Tensor {
+	return unary("CastToBFloat16", x, unaryAttrs{}, roundSlice(RoundBFloat16),
+		func(_, _, dy Tensor) Tensor { return CastToBFloat16(dy) })
+}
+
+// CastToFloat16 rounds every element of x to IEEE half precision (ties
+// to even, magnitudes from 65520 up to ±inf), the values staying in
+// float32 buffers: the compute dtype of "mixed_float16". Its gradient
+// casts dy the same way, so a gradient beyond float16's range becomes
+// inf, which dynamic loss scaling detects.
+func CastToFloat16(x Tensor) Tensor {
+	return unary("CastToFloat16", x, unaryAttrs{}, roundSlice(RoundFloat16),
+		func(_, _, dy Tensor) Tensor { return CastToFloat16(dy) })
+}
+
+// CastToComputeDType casts x to a policy's compute dtype: "bfloat16" and
+// "float16" round, "float32" and "float64" (and "") keep x.
+func CastToComputeDType(x Tensor, dtype string) Tensor {
+	switch dtype {
+	case "bfloat16":
+		return CastToBFloat16(x)
+	case "float16":
+		return CastToFloat16(x)
+	case "", "float32", "float64":
+		return x
+	}
+	fail("CastToComputeDType", "unsupported compute dtype %q (bfloat16, float16, float32, float64)", dtype)
+	return Tensor{}
+}
+
+func roundSlice(f func(float32) float32) func(dst, x []float32) {
+	return func(dst, x []float32) {
+		x = x[:len(dst)]
+		for i, v := range x {
+			dst[i] = f(v)
+		}
+	}
+}
