@@ -158,7 +158,10 @@ func loadLegacyH5Model(path string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := decodeH5(f, st.Size(), hdf5.Limits{})
+	// Keras writes its datasets uncompressed: values take about the file's
+	// size. The bound leaves room for a recompressed file, not for a
+	// deflate bomb (the default would allow 1100 times the file).
+	root, err := decodeH5(f, st.Size(), hdf5.Limits{MaxBytes: 8*st.Size() + 16<<20})
 	if err != nil {
 		return nil, err
 	}
