@@ -19,7 +19,11 @@ import (
 // input and the weights are compared with Keras' to 1e-5 (relative,
 // absolute below magnitude 1).
 func TestConvMoreLayersMatchKeras(t *testing.T) {
-	cases := kerasvectors.Read[kerasLayerCase](t, "testdata/keras/conv_more.json")
+	type convMoreCase struct {
+		kerasLayerCase
+		Mask []float32 // a (batch, steps) timestep mask the layer is called with
+	}
+	cases := kerasvectors.Read[convMoreCase](t, "testdata/keras/conv_more.json")
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			var l layers.Layer
@@ -52,7 +56,11 @@ func TestConvMoreLayersMatchKeras(t *testing.T) {
 			}
 			tr := ops.NewTrace(false, 0, 1)
 			xv := ops.NewVariable("x", s, tc.X, true)
-			y := l.Call([]ops.Tensor{tr.Read(xv)}, false)
+			x := tr.Read(xv)
+			if tc.Mask != nil {
+				layers.SetMask(x, tr.Constant(ops.Shape{s[0], s[1]}, tc.Mask))
+			}
+			y := l.Call([]ops.Tensor{x}, false)
 			if !y.Shape().Equal(ops.Shape(tc.YShape)) {
 				t.Fatalf("output shape %v, Keras %v", y.Shape(), tc.YShape)
 			}

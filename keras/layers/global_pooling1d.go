@@ -37,7 +37,8 @@ func (l *globalPooling1D) GetConfig() map[string]any {
 
 // GlobalAveragePooling1D is keras.layers.GlobalAveragePooling1D: the mean
 // over the steps, (batch, steps, c) -> (batch, c), or (batch, 1, c) with
-// WithKeepDims(true).
+// WithKeepDims(true); over the unmasked steps when the input carries a
+// mask.
 //
 //	keras.layers.GlobalAveragePooling1D()
 //	layers.NewGlobalAveragePooling1D()
@@ -51,10 +52,19 @@ func NewGlobalAveragePooling1D(opts ...Option) *GlobalAveragePooling1D {
 	return l
 }
 
-// Call implements Layer.
+// Call implements Layer. With a timestep mask on the input (see [Mask]:
+// Embedding with mask_zero, Masking) it averages the unmasked steps
+// only, sum(x*mask)/sum(mask), as Keras does.
 func (l *GlobalAveragePooling1D) Call(in []ops.Tensor, _ bool) ops.Tensor {
-	checkRank(l, in[0], 3)
-	return ops.Mean(in[0], l.keepDims, 1)
+	x := in[0]
+	checkRank(l, x, 3)
+	m := Mask(x)
+	if m.IsNone() {
+		return ops.Mean(x, l.keepDims, 1)
+	}
+	s := x.Shape()
+	m = ops.Reshape(m, ops.Shape{s[0], s[1], 1})
+	return ops.Div(ops.Sum(ops.Mul(x, m), l.keepDims, 1), ops.Sum(m, l.keepDims, 1))
 }
 
 // GlobalMaxPooling1D is keras.layers.GlobalMaxPooling1D: the maximum over

@@ -85,6 +85,8 @@ def layer_cases(rng):
         ("average_pooling1d_same", L.AveragePooling1D(3, strides=1, padding="same"), (1, 6, 2)),
         ("global_average_pooling1d", L.GlobalAveragePooling1D(), (2, 5, 3)),
         ("global_max_pooling1d_keepdims", L.GlobalMaxPooling1D(keepdims=True), (2, 5, 3)),
+        # called with a timestep mask (the Go test attaches it with layers.SetMask)
+        ("global_average_pooling1d_masked", L.GlobalAveragePooling1D(), (2, 5, 3)),
         ("permute", L.Permute((2, 1)), (2, 3, 4)),
         ("permute_3d", L.Permute((3, 1, 2)), (2, 3, 4, 2)),
         ("identity", L.Identity(), (2, 3)),
@@ -99,9 +101,12 @@ def layer_cases(rng):
         for w, v in zip(layer.weights, weights):
             w.assign(v)
         xt = tf.constant(x)
+        mask = None
+        if name.endswith("_masked"):
+            mask = np.array([[1, 1, 0, 1, 0], [0, 1, 1, 1, 1]], dtype=bool)
         with tf.GradientTape() as tape:
             tape.watch(xt)
-            y = layer(xt, training=False)
+            y = layer(xt, training=False) if mask is None else layer(xt, mask=tf.constant(mask))
             dy = tf.constant(rng.standard_normal(y.shape).astype(np.float32))
             loss = tf.reduce_sum(y * dy)
         grads = tape.gradient(loss, [xt] + list(layer.trainable_weights))
@@ -116,6 +121,8 @@ def layer_cases(rng):
             "y_shape": list(y.shape), "y": arr(y), "dy": arr(dy),
             "dx": arr(grads[0]), "dweights": [arr(g) for g in grads[1:]],
         })
+        if mask is not None:
+            cases[-1]["mask"] = arr(mask)
     return cases
 
 
