@@ -444,7 +444,7 @@ func (m *Model) computeLosses(ys, preds, sws []ops.Tensor) (loss, report ops.Ten
 	}
 	tr := preds[0].Trace()
 	var reg ops.Tensor
-	for _, r := range m.RegularizationLosses(tr) {
+	for _, r := range m.Losses(tr) { // weight regularizers and ops.AddLoss losses: Keras adds model.losses
 		reg = plus(reg, r)
 	}
 	n, _ := tr.Attr(numReplicasKey{}).(int)
