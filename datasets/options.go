@@ -48,6 +48,8 @@ type loadConfig struct {
 	// /usr/share/datasets/fashion-mnist) so tests do not see real data.
 	fixedDirs []string
 	labelMode string // LabelMode, for LoadCIFAR100; "" means "fine"
+
+	text textConfig // LoadIMDB and LoadReuters (imdb_options.go)
 }
 
 func newLoadConfig(opts []LoadOption) *loadConfig {
