@@ -42,8 +42,8 @@ func (m *Model) CallEager(x any, training bool) (out ops.Tensor, err error) {
 	if m.inputs != nil && len(m.inputs) != 1 {
 		return ops.Tensor{}, fmt.Errorf("keras: model %q has %d inputs: call m.Call with one eager tensor per input (ops.ConvertToTensor)", m.name, len(m.inputs))
 	}
-	if n := m.strategy.NumReplicasInSync(); training && n > 1 {
-		return ops.Tensor{}, fmt.Errorf("keras: model %q: an eager training call would update one of the %d copies of its mirrored weights: run the step with strategy.Run (or call with training false)", m.name, n)
+	if s := m.strategy; training && s != nil && s.NumReplicasInSync() > 1 {
+		return ops.Tensor{}, fmt.Errorf("keras: model %q: an eager training call would update one of the %d copies of its mirrored weights: run the step with strategy.Run (or call with training false)", m.name, s.NumReplicasInSync())
 	}
 	outs := m.Call([]ops.Tensor{in}, training)
 	if len(outs) != 1 {
