@@ -10,9 +10,9 @@ type LSTMSequenceAttrs struct {
 	Batch, Steps, Units int
 }
 
-// LSTMPacked is the width per (batch, timestep) of LSTMSequence's output:
-// the activated gates i, f, g, o, then c and h, units each.
-const LSTMPacked = 6
+// LSTMPacked is the width per (batch, timestep) of LSTMSequence's output,
+// in units: the activated gates i, f, g, o, then c, h and tanh(c).
+const LSTMPacked = 7
 
 // LSTMSequence runs Keras' LSTM time loop (gates i, f, c, o in that
 // order; sigmoid gates, tanh cell) in one op with a hand-written
@@ -26,9 +26,9 @@ const LSTMPacked = 6
 // xp (batch, steps, 4*units) is the input product with the bias (one GEMM
 // before the loop), rk (units, 4*units) the recurrent kernel, h0 and c0
 // (batch, units) the initial states, mask (batch, steps) of 0 and 1 (all
-// ones: no mask). The output (batch, steps, 6*units) packs, per step, the
-// activated gates, c_t and h_t ([LSTMPacked]); a caller slices h (and c)
-// out of it. Each step is one GEMM; the gradient of rk is one GEMM over
+// ones: no mask). The output (batch, steps, 7*units) packs, per step, the
+// activated gates, c_t, h_t and tanh(c_t) ([LSTMPacked]); a caller slices
+// h (and c) out of it. Each step is one GEMM; the gradient of rk is one GEMM over
 // all steps.
 func LSTMSequence(xp, rk, h0, c0, mask Tensor) Tensor {
 	tr := sameTrace("LSTMSequence", xp, rk, h0, c0, mask)
@@ -69,20 +69,9 @@ func LSTMSequence(xp, rk, h0, c0, mask Tensor) Tensor {
 
 func sigm(x float32) float32 { return float32(1 / (1 + math.Exp(-float64(x)))) }
 
-// tanh32 is tanh(x) = 1 - 2/(e^{2x}+1), through math.Exp (faster than
-// math.Tanh; exact to float32 rounding, saturating to ±1).
-func tanh32(x float32) float32 {
-	if x > 20 {
-		return 1
-	}
-	if x < -20 {
-		return -1
-	}
-	if x > -0.0005 && x < 0.0005 {
-		return x // 1 - 2/(e^{2x}+1) loses digits near 0; tanh x = x - x³/3
-	}
-	return float32(1 - 2/(math.Exp(2*float64(x))+1))
-}
+// tanh32 is math.Tanh in float32 (its rational approximation for
+// |x| < 0.625, where the gates mostly are, beats exp-based forms).
+func tanh32(x float32) float32 { return float32(math.Tanh(float64(x))) }
 
 // lstmForward is LSTMSequence's kernel.
 func lstmForward(a LSTMSequenceAttrs, out, xp, rk, h0, c0, mask []float32) {
@@ -137,8 +126,8 @@ func lstmForwardRows(a LSTMSequenceAttrs, s, lo, hi int, out, z, h0, c0, mask []
 
 // lstmSequenceGrad packs the gradients of xp, rk, h0 and c0, flat, in
 // that order, given the forward output y and its gradient dy (of h and c
-// at every step; the gates' part of dy is ignored: the gates are not a
-// result).
+// at every step; the parts of dy for the gates and tanh(c) are ignored:
+// they are not results).
 func lstmSequenceGrad(a LSTMSequenceAttrs, y, dy, rk, h0, c0, mask Tensor) Tensor {
 	b, t, u := a.Batch, a.Steps, a.Units
 	n := b*t*4*u + u*4*u + 2*b*u
