@@ -55,7 +55,7 @@ type lambdaFunction struct{ layer string }
 
 // MarshalJSON implements json.Marshaler by failing.
 func (f lambdaFunction) MarshalJSON() ([]byte, error) {
-	return nil, fmt.Errorf("Lambda %q: %w", f.layer, ErrLambdaNotSerializable)
+	return nil, fmt.Errorf("layer %q: %w", f.layer, ErrLambdaNotSerializable)
 }
 
 // GetConfig implements Layer. Its "function" entry cannot be encoded.
