@@ -173,3 +173,31 @@ func TestLoadWeightsOtherArchitecture(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// The same through Keras 3's .weights.h5 files: a shape, a layer the file
+// lacks, and a layer the model lacks.
+func TestLoadWeightsH5OtherArchitecture(t *testing.T) {
+	a := svMLP(t, 1)
+	path := filepath.Join(t.TempDir(), "a.weights.h5")
+	if err := a.SaveWeights(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m    *Model
+		want string
+	}{
+		{MustSequential(layers.NewDense(8, layers.WithInputShape(4)), layers.NewDense(5)), "layers/dense_1/vars/0: expected shape (8, 5), the file has (8, 3)"},
+		{MustSequential(layers.NewDense(8, layers.WithInputShape(4)), layers.NewDense(3), layers.NewDense(2)), "layers/dense_2/vars: layer"},
+		{MustSequential(layers.NewDense(8, layers.WithInputShape(4))), "layers/dense_1/vars: the file holds variables for which model"},
+		{MustSequential(layers.NewDense(8, layers.WithInputShape(4)), layers.NewBatchNormalization(), layers.NewDense(3)), "layers/batch_normalization/vars: layer"},
+	} {
+		before := c.m.Weights()[0].Numpy()
+		err := c.m.LoadWeights(path)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+		if !slices.Equal(before, c.m.Weights()[0].Numpy()) {
+			t.Error("a failed LoadWeights assigned weights")
+		}
+	}
+}
