@@ -4,24 +4,38 @@
 //
 //	step model=mnist_cnn batch=64 threads=2 ms_per_step=... samples_per_s=...
 //
-// With -compare it also runs the PyTorch reference script
-// torch_reference.py, named by -reference or the environment variable
-// GOKERAS_TORCH_REFERENCE, with the same arguments (when python3-torch is
-// installed) and prints the ratio torch/ours: above 1 means gokeras is
-// faster.
+// With -compare it also times inference (Predict on the same batch) and one
+// Fit epoch over a synthetic dataset in a fresh process (-fit-only), then
+// runs the references as subprocesses with the same model, batch, steps and
+// threads, and prints a table side by side: step ms (mean and median), the
+// ratio to gokeras' step (above 1: gokeras is faster), inference ms per
+// batch, and the peak RSS of the step process and of the Fit-epoch process.
+// The references:
+//
+//   - TensorFlow: tools/tf_reference/tf_reference.py (-tf-reference or
+//     $GOKERAS_TF_REFERENCE; run from the repository root it is found
+//     itself), Keras' fit step under tf.function with jit_compile off and,
+//     as tensorflow_xla, on (-jit). Interpreter: -tf-python,
+//     $GOKERAS_TF_PYTHON, the pinned virtualenv ~/.cache/gokeras-keras-ref,
+//     else python3.
+//   - PyTorch: torch_reference.py (-reference or $GOKERAS_TORCH_REFERENCE)
+//     for the step, and tools/tf_reference/torch_extra.py beside
+//     tf_reference.py for inference and the Fit epoch. Interpreter: -python
+//     (Debian's python3-torch is seen by /usr/bin/python3).
+//
+// A reference that is not available is skipped with a line saying why.
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"regexp"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,36 +56,69 @@ func main() {
 	steps := flag.Int("steps", 50, "timed steps")
 	warmup := flag.Int("warmup", 3, "untimed steps first (tracing, buffer allocation)")
 	replicaList := flag.String("replicas", "1", "MirroredStrategy replicas (logical CPUs); a list such as 1,2 times each and prints the scaling")
-	compare := flag.Bool("compare", false, "also run the PyTorch reference and print the ratio")
+	threadsFlag := flag.Int("threads", 0, "GOMAXPROCS, and the references' threads (0: GOMAXPROCS as set)")
+	compare := flag.Bool("compare", false, "also time inference and a Fit epoch, run the TensorFlow and PyTorch references, and print them side by side")
 	reference := flag.String("reference", "", "path of torch_reference.py for -compare (default: $"+envReference+")")
+	python := flag.String("python", "/usr/bin/python3", "interpreter for the PyTorch reference")
+	tfRefFlag := flag.String("tf-reference", "", "path of tf_reference.py for -compare (default: $"+envTFReference+", else tools/tf_reference/tf_reference.py)")
+	tfPyFlag := flag.String("tf-python", "", "interpreter with TensorFlow for -compare (default: $"+envTFPython+", ~/.cache/gokeras-keras-ref/bin/python, python3)")
+	jitList := flag.String("jit", "off,on", "TensorFlow jit_compile settings to run for -compare: off, on or off,on")
+	fitSamples := flag.Int("fit-samples", 0, "examples in the synthetic dataset of the Fit-epoch measurement (0: batch x steps)")
+	inferSteps := flag.Int("infer-steps", 0, "timed inference batches for -compare (0: as -steps)")
+	fitOnly := flag.Bool("fit-only", false, "fit one epoch on -fit-samples synthetic examples and print the fit line with the peak RSS (what -compare runs in a fresh process)")
 	flag.Parse()
-	cli.MustCheck(cli.Positive("batch", "steps"), cli.NonNegative("warmup"))
-	var ref string
-	if *compare {
-		// Checked before timing, so a missing script fails at once.
-		var err error
-		if ref, err = referencePath(*reference, os.Getenv(envReference)); err != nil {
-			log.Fatal(err)
-		}
+	cli.MustCheck(cli.Positive("batch", "steps"), cli.NonNegative("warmup", "threads", "fit-samples", "infer-steps"))
+	if *threadsFlag > 0 {
+		runtime.GOMAXPROCS(*threadsFlag)
 	}
 	threads := runtime.GOMAXPROCS(0)
-	var ms float64
+	samples := *fitSamples
+	if samples == 0 {
+		samples = *batch * *steps
+	}
+	if *fitOnly {
+		s, err := fitEpoch(*model, *batch, samples)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("fit model=%s batch=%d threads=%d samples=%d seconds=%.2f peak_rss_kb=%.0f impl=gokeras\n",
+			*model, *batch, threads, samples, s, selfPeakKB())
+		return
+	}
+	var jits []string
+	if *compare {
+		// Checked before timing, so a bad flag fails at once.
+		for _, j := range strings.Split(*jitList, ",") {
+			if j = strings.TrimSpace(j); j != "off" && j != "on" {
+				log.Fatalf("-jit: %q is neither off nor on", j)
+			}
+			jits = append(jits, strings.TrimSpace(j))
+		}
+	}
+	ours := newResult("gokeras")
 	var rates []string
 	for _, f := range strings.Split(*replicaList, ",") {
 		replicas, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || replicas < 1 {
 			log.Fatalf("-replicas: %q is not a replica count", f)
 		}
-		t, err := timeSteps(*model, *batch, *steps, *warmup, replicas)
+		infer := 0
+		if *compare && math.IsNaN(ours.stepMS) {
+			infer = *inferSteps
+			if infer == 0 {
+				infer = *steps
+			}
+		}
+		t, err := timeSteps(*model, *batch, *steps, *warmup, replicas, infer)
 		if err != nil {
 			log.Fatal(err)
 		}
-		if ms == 0 {
-			ms = t
+		if math.IsNaN(ours.stepMS) {
+			ours.stepMS, ours.medianMS, ours.inferMS = t.mean, t.median, t.infer
 		}
-		fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f samples_per_s=%.0f replicas=%d impl=gokeras\n",
-			*model, *batch, threads, t, float64(*batch)/t*1e3, replicas)
-		rates = append(rates, fmt.Sprintf("%d:%.0f", replicas, float64(*batch)/t*1e3))
+		fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f median_ms=%.2f samples_per_s=%.0f replicas=%d impl=gokeras\n",
+			*model, *batch, threads, t.mean, t.median, float64(*batch)/t.mean*1e3, replicas)
+		rates = append(rates, fmt.Sprintf("%d:%.0f", replicas, float64(*batch)/t.mean*1e3))
 	}
 	if len(rates) > 1 {
 		fmt.Printf("scaling model=%s batch=%d samples_per_s_by_replicas=%s\n", *model, *batch, strings.Join(rates, ","))
@@ -79,12 +126,78 @@ func main() {
 	if !*compare {
 		return
 	}
-	torchMS, line, err := runTorch(ref, *model, *batch, *steps, threads)
-	if err != nil {
-		log.Fatalf("reference: %v", err)
+	ours.peakKB = selfPeakKB()
+	ours.version = runtime.Version()
+	common := []string{"--model", *model, "--batch", fmt.Sprint(*batch), "--threads", fmt.Sprint(threads)}
+	stepArgs := append(slices.Clone(common), "--steps", fmt.Sprint(*steps))
+	fitArgs := append(slices.Clone(common), "--samples", fmt.Sprint(samples))
+	inferN := *inferSteps
+	if inferN == 0 {
+		inferN = *steps
 	}
-	fmt.Println(line)
-	fmt.Printf("ratio model=%s batch=%d torch_over_ours=%.2f\n", *model, *batch, torchMS/ms)
+	if exe, err := os.Executable(); err != nil {
+		fmt.Printf("skip gokeras fit epoch: %v\n", err)
+	} else if err := runLine(&ours, "fit", exe, "-fit-only", "-model", *model, "-batch", fmt.Sprint(*batch),
+		"-threads", fmt.Sprint(threads), "-fit-samples", fmt.Sprint(samples)); err != nil {
+		fmt.Printf("skip gokeras fit epoch: %v\n", err)
+	}
+	rows := []result{ours}
+
+	tfRef, err := tfReferencePath(*tfRefFlag, os.Getenv(envTFReference))
+	if err != nil {
+		fmt.Printf("skip tensorflow: %v\n", err)
+	} else {
+		py := tfPython(*tfPyFlag, os.Getenv(envTFPython), homeDir())
+		for _, j := range jits {
+			r := newResult("tensorflow")
+			if j == "on" {
+				r.impl = "tensorflow_xla"
+			}
+			jit := []string{"--jit", j}
+			err := runLine(&r, "step", py, append(append([]string{tfRef, "step"}, stepArgs...), append(jit, "--infer-steps", fmt.Sprint(inferN))...)...)
+			if err == nil {
+				err = runLine(&r, "fit", py, append(append([]string{tfRef, "fit"}, fitArgs...), jit...)...)
+			}
+			if err != nil {
+				fmt.Printf("skip %s: %v\n", r.impl, err)
+				continue
+			}
+			rows = append(rows, r)
+		}
+	}
+
+	ref, err := referencePath(*reference, os.Getenv(envReference))
+	if err != nil {
+		fmt.Printf("skip pytorch: %v\n", err)
+	} else {
+		r := newResult("pytorch")
+		if err := runLine(&r, "step", *python, append([]string{ref, "step"}, stepArgs...)...); err != nil {
+			fmt.Printf("skip pytorch: %v (is python3-torch installed? apt-get install -y python3-torch)\n", err)
+		} else {
+			fmt.Printf("ratio model=%s batch=%d torch_over_ours=%.2f\n", *model, *batch, r.stepMS/ours.stepMS)
+			if tfRef == "" {
+				fmt.Println("skip pytorch inference and fit epoch: torch_extra.py lives beside tf_reference.py, which was not found")
+			} else {
+				extra := filepath.Join(filepath.Dir(tfRef), "torch_extra.py")
+				x := []string{extra, "--torch-reference", ref}
+				err := runLine(&r, "infer", *python, append(append(slices.Clone(x), "infer"), append(slices.Clone(common), "--steps", fmt.Sprint(inferN))...)...)
+				if err == nil {
+					err = runLine(&r, "fit", *python, append(append(slices.Clone(x), "fit"), fitArgs...)...)
+				}
+				if err != nil {
+					fmt.Printf("skip pytorch inference or fit epoch: %v\n", err)
+				}
+			}
+			rows = append(rows, r)
+		}
+	}
+	printTable(os.Stdout, fmt.Sprintf("compare model=%s batch=%d threads=%d fit_samples=%d load=%s (ratio = step_ms / gokeras step_ms; above 1: gokeras is faster)",
+		*model, *batch, threads, samples, loadAverage()), rows)
+}
+
+func homeDir() string {
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 func build(name string) (*keras.Model, []int, error) {
@@ -99,29 +212,35 @@ func build(name string) (*keras.Model, []int, error) {
 	return nil, nil, fmt.Errorf("unknown -model %q (mnist_cnn or resnet_seed)", name)
 }
 
-// timeSteps builds the model under a strategy with the given replicas,
-// compiles it with Adam (lr 1e-3, epsilon 1e-7, as the reference) and
-// times Fit on one fixed random batch per step.
-func timeSteps(name string, batch, steps, warmup, replicas int) (float64, error) {
+// stepTimes are one timing run's figures in ms.
+type stepTimes struct{ mean, median, infer float64 }
+
+// setup builds the model under a strategy with the given replicas and
+// compiles it with Adam (lr 1e-3, epsilon 1e-7, as the references) and
+// sparse categorical cross-entropy from logits.
+func setup(name string, replicas int) (*keras.Model, []int, error) {
 	if err := distribute.SetLogicalCPUs(replicas); err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	s, err := distribute.NewMirroredStrategy()
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	layers.SetRandomSeed(0)
 	exit := s.Scope()
+	defer exit()
 	m, shape, err := build(name)
 	if err == nil {
 		err = m.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(), Loss: losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true))})
 	}
-	exit()
-	if err != nil {
-		return 0, err
-	}
+	return m, shape, err
+}
+
+// synthetic returns n fixed random examples of the given shape in [0, 1)
+// and labels in 0..9.
+func synthetic(shape []int, n int) (x, y *tensor.Dense) {
 	r := rand.New(rand.NewPCG(0, 0))
-	size := batch
+	size := n
 	for _, d := range shape {
 		size *= d
 	}
@@ -129,26 +248,86 @@ func timeSteps(name string, batch, steps, warmup, replicas int) (float64, error)
 	for i := range xs {
 		xs[i] = r.Float32()
 	}
-	ys := make([]float32, batch)
+	ys := make([]float32, n)
 	for i := range ys {
 		ys[i] = float32(r.IntN(10))
 	}
-	x := tensor.New(tensor.WithShape(append([]int{batch}, shape...)...), tensor.WithBacking(xs))
-	y := tensor.New(tensor.WithShape(batch), tensor.WithBacking(ys))
+	return tensor.New(tensor.WithShape(append([]int{n}, shape...)...), tensor.WithBacking(xs)),
+		tensor.New(tensor.WithShape(n), tensor.WithBacking(ys))
+}
+
+// timeSteps times Fit on one fixed random batch per step (mean and median
+// of steps after warmup), then, when infer > 0, Predict on the same batch
+// (median of infer calls after warmup).
+func timeSteps(name string, batch, steps, warmup, replicas, infer int) (stepTimes, error) {
+	var t stepTimes
+	m, shape, err := setup(name, replicas)
+	if err != nil {
+		return t, err
+	}
+	x, y := synthetic(shape, batch)
 	cfg := keras.FitConfig{BatchSize: batch, NoShuffle: true, Verbose: keras.VerboseSilent}
 	for i := 0; i < warmup; i++ {
 		if _, err := m.Fit(x, y, cfg); err != nil {
-			return 0, err
+			return t, err
 		}
 	}
-	start := time.Now()
 	cfg.StepsPerEpoch = 1
-	for i := 0; i < steps; i++ {
+	ts := make([]float64, steps)
+	start := time.Now()
+	for i := range ts {
+		s := time.Now()
 		if _, err := m.Fit(x, y, cfg); err != nil {
-			return 0, err
+			return t, err
 		}
+		ts[i] = float64(time.Since(s).Microseconds()) / 1e3
 	}
-	return float64(time.Since(start).Microseconds()) / 1e3 / float64(steps), nil
+	t.mean = float64(time.Since(start).Microseconds()) / 1e3 / float64(steps)
+	t.median = median(ts)
+	t.infer = math.NaN()
+	if infer > 0 {
+		pcfg := keras.PredictConfig{BatchSize: batch, Verbose: keras.VerboseSilent}
+		is := make([]float64, infer)
+		for i := -max(warmup, 1); i < infer; i++ {
+			s := time.Now()
+			if _, err := m.Predict(x, pcfg); err != nil {
+				return t, err
+			}
+			if i >= 0 {
+				is[i] = float64(time.Since(s).Microseconds()) / 1e3
+			}
+		}
+		t.infer = median(is)
+	}
+	return t, nil
+}
+
+// fitEpoch fits one epoch (no shuffling) over samples synthetic examples
+// and returns its wall time in seconds.
+func fitEpoch(name string, batch, samples int) (float64, error) {
+	m, shape, err := setup(name, 1)
+	if err != nil {
+		return 0, err
+	}
+	x, y := synthetic(shape, samples)
+	start := time.Now()
+	if _, err := m.Fit(x, y, keras.FitConfig{BatchSize: batch, NoShuffle: true, Verbose: keras.VerboseSilent}); err != nil {
+		return 0, err
+	}
+	return time.Since(start).Seconds(), nil
+}
+
+// median returns the median of xs (NaN when empty); xs is reordered.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // envReference names the environment variable that gives the path of the
@@ -173,25 +352,4 @@ func referencePath(flagValue, envValue string) (string, error) {
 		return "", fmt.Errorf("%s %s: not a file (want the PyTorch reference script torch_reference.py)", from, ref)
 	}
 	return ref, nil
-}
-
-var msRE = regexp.MustCompile(`ms_per_step=([0-9.]+)`)
-
-func runTorch(ref, model string, batch, steps, threads int) (float64, string, error) {
-	cmd := exec.Command("/usr/bin/python3", ref, "step", "--model", model, "--batch", fmt.Sprint(batch),
-		"--threads", fmt.Sprint(threads), "--steps", fmt.Sprint(steps))
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return 0, "", fmt.Errorf("%s (is python3-torch installed? apt-get install -y python3-torch): %w", ref, err)
-	}
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		if m := msRE.FindStringSubmatch(sc.Text()); m != nil {
-			ms, err := strconv.ParseFloat(m[1], 64)
-			return ms, "reference: " + sc.Text(), err
-		}
-	}
-	return 0, "", fmt.Errorf("no step line in the reference's output:\n%s", out.String())
 }
