@@ -10,6 +10,8 @@
 // threads, and prints a table side by side: step ms (mean and median), the
 // ratio to gokeras' step (above 1: gokeras is faster), inference ms per
 // batch, and the peak RSS of the step process and of the Fit-epoch process.
+// Before the references it sleeps 2 s and prints the CPU time gokeras used
+// meanwhile (idle line): worker goroutines that keep spinning would show.
 // The references:
 //
 //   - TensorFlow: tools/tf_reference/tf_reference.py (-tf-reference or
@@ -127,6 +129,10 @@ func main() {
 		return
 	}
 	ours.peakKB = selfPeakKB()
+	// CPU burnt while idle after the last step (spinning workers would show).
+	cpu0 := selfCPUSeconds()
+	time.Sleep(2 * time.Second)
+	fmt.Printf("idle model=%s threads=%d cpu_ms_in_2s=%.1f impl=gokeras\n", *model, threads, (selfCPUSeconds()-cpu0)*1e3)
 	ours.version = runtime.Version()
 	common := []string{"--model", *model, "--batch", fmt.Sprint(*batch), "--threads", fmt.Sprint(threads)}
 	stepArgs := append(slices.Clone(common), "--steps", fmt.Sprint(*steps))

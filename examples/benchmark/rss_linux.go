@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // selfPeakKB returns this process's peak resident set size in KiB: VmHWM of
@@ -48,4 +49,14 @@ func loadAverage() string {
 		return f[0] + "," + f[1] + "," + f[2]
 	}
 	return "-"
+}
+
+// selfCPUSeconds returns the user and system CPU time this process has
+// used, NaN when unknown.
+func selfCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return nan()
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

@@ -12,3 +12,6 @@ func childPeakKB(*os.ProcessState) float64 { return nan() }
 
 // loadAverage is unknown off Linux.
 func loadAverage() string { return "-" }
+
+// selfCPUSeconds is unknown (NaN) off Linux.
+func selfCPUSeconds() float64 { return nan() }
