@@ -422,7 +422,7 @@ func callLayer(l layers.Layer, args []ops.Tensor, training bool) ops.Tensor {
 			panic(r)
 		}
 	}()
-	return l.Call(args, training)
+	return mixedCall(l, args, training) // mixed_call.go: the layer's dtype policy
 }
 
 // Forward is Call for a model with one input and one output:

@@ -164,6 +164,14 @@ func (c *cfgReader) common() []layers.Option {
 	if c.present("data_format") {
 		opts = append(opts, layers.WithDataFormat(c.str("data_format", "")))
 	}
+	if c.present("dtype") { // mixed_config.go: Keras 3's DTypePolicy dict or a name
+		o, err := dtypeOption(c.m["dtype"])
+		if err != nil {
+			c.fail("dtype: %v", err)
+		} else {
+			opts = append(opts, o)
+		}
+	}
 	return opts
 }
 

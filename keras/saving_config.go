@@ -124,7 +124,7 @@ func inputLayerEntry(in *layers.KerasTensor) map[string]any {
 
 func (m *Model) sequentialConfig() (map[string]any, error) {
 	entries := []any{}
-	inner := map[string]any{"name": m.name, "trainable": true, "dtype": "float32"}
+	inner := map[string]any{"name": m.name, "trainable": true, "dtype": modelDTypeConfig()} // mixed_config.go
 	seen := map[string]bool{}
 	add := func(l layers.Layer, shape any) error {
 		if seen[l.Name()] {

@@ -133,3 +133,39 @@ func roundSlice(f func(float32) float32) func(dst, x []float32) {
 		}
 	}
 }
+
+// readCastKey is the trace attribute under which CastReads keeps the
+// dtype that Read casts variables to.
+type readCastKey struct{}
+
+// CastReads makes Read return every variable cast to dtype ("bfloat16" or
+// "float16"; "float32" and "" cast nothing) until restore is called: the
+// variables stay float32 and are cast where a layer under a mixed
+// policy uses them, as Keras' AutocastVariable. Calls nest; restore puts
+// back the setting CastReads found.
+func (tr *Trace) CastReads(dtype string) (restore func()) {
+	prev, had := tr.attrs[readCastKey{}]
+	switch dtype {
+	case "bfloat16", "float16":
+		tr.SetAttr(readCastKey{}, dtype)
+	case "", "float32", "float64":
+		if had {
+			delete(tr.attrs, readCastKey{})
+		}
+	default:
+		fail("CastReads", "unsupported compute dtype %q (bfloat16, float16, float32)", dtype)
+	}
+	return func() {
+		if had {
+			tr.SetAttr(readCastKey{}, prev)
+		} else {
+			delete(tr.attrs, readCastKey{})
+		}
+	}
+}
+
+func (tr *Trace) castRead(v *Variable, dtype string) Tensor {
+	delete(tr.attrs, readCastKey{})
+	defer tr.SetAttr(readCastKey{}, dtype)
+	return CastToComputeDType(tr.Read(v), dtype)
+}

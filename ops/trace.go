@@ -133,6 +133,9 @@ func (tr *Trace) Inputs() []Tensor { return tr.inputs }
 // Read returns the tensor for variable v in this trace. The executor binds
 // the copy of the replica it runs for (its ReplicaContext's id).
 func (tr *Trace) Read(v *Variable) Tensor {
+	if d, ok := tr.attrs[readCastKey{}].(string); ok {
+		return tr.castRead(v, d) // cast_precision.go
+	}
 	if tr.eager != nil {
 		return tr.readEager(v)
 	}

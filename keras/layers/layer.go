@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gokeras/gokeras/keras/mixedprecision"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -59,6 +60,7 @@ type Base struct {
 	rng       *rand.Rand
 	budget    *int64 // weight values AddWeight may still create; nil: no limit
 	calls     firstCall
+	policy    mixedprecision.DTypePolicy // options_dtype.go
 }
 
 // LimitWeights makes AddWeight count the values of the weights it creates
@@ -127,6 +129,7 @@ func (b *Base) init(class string, allowed []string, opts []Option) {
 	if b.name == "" {
 		b.name = UniqueName(snake(class))
 	}
+	b.initPolicy()
 	if b.err != nil {
 		b.err = fmt.Errorf("%w (layer %q)", b.err, b.name)
 	}
@@ -248,7 +251,7 @@ func (b *Base) AddWeight(name string, shape ops.Shape, init Initializer, trainab
 
 // baseConfig returns the config keys every layer reports.
 func (b *Base) baseConfig() map[string]any {
-	m := map[string]any{"name": b.name, "trainable": b.trainable, "dtype": "float32"}
+	m := map[string]any{"name": b.name, "trainable": b.trainable, "dtype": b.policy.Config()}
 	if b.cfg != nil && b.cfg.inputShape != nil {
 		bs := append([]any{nil}, intsAny(b.cfg.inputShape)...)
 		m["batch_input_shape"] = bs

@@ -155,7 +155,7 @@ func WithDataFormat(f string) Option {
 }
 
 // common keys every layer takes.
-var commonKeys = []string{"name", "input_shape", "trainable", "data_format"}
+var commonKeys = []string{"name", "input_shape", "trainable", "data_format", "dtype"}
 
 func newConfig(class string, allowed []string, opts []Option) (*config, error) {
 	c := &config{set: map[string]bool{}, useBias: true, trainable: true, padding: "valid", maxValue: -1}
