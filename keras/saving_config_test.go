@@ -76,6 +76,10 @@ func TestEveryBuiltinLayerRoundTrips(t *testing.T) {
 		{layers.NewRepeatVector(3), []*layers.KerasTensor{vec()}},
 		{layers.NewMasking(layers.WithMaskValue(-1)), []*layers.KerasTensor{layers.Input([]int{5, 3})}},
 		{layers.NewEmbedding(7, 2, layers.WithMaskZero(true)), []*layers.KerasTensor{vec()}},
+		// Attention classes (registry_attention.go) on (query, value) sequences.
+		{layers.NewMultiHeadAttention(2, 3, layers.WithValueDim(4)), []*layers.KerasTensor{layers.Input([]int{5, 3}), layers.Input([]int{4, 3})}},
+		{layers.NewAttention(layers.WithUseScale(true), layers.WithScoreMode("concat")), []*layers.KerasTensor{layers.Input([]int{5, 3}), layers.Input([]int{4, 3})}},
+		{layers.NewAdditiveAttention(layers.WithUseScale(false)), []*layers.KerasTensor{layers.Input([]int{5, 3}), layers.Input([]int{4, 3})}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {
