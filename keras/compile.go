@@ -85,6 +85,7 @@ func (m *Model) Compile(cfg CompileConfig) error {
 	default:
 		return fmt.Errorf("keras: Compile: optimizer must be an optimizers.Optimizer or a name, got %T", cfg.Optimizer)
 	}
+	m.optimizer = m.autoLossScale(m.optimizer) // mixed_compile.go: mixed_float16
 	if cfg.StepsPerExecution < 0 {
 		return fmt.Errorf("keras: Compile: StepsPerExecution is %d; want 1 or more (0: 1)", cfg.StepsPerExecution)
 	}

@@ -208,7 +208,7 @@ func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
 		return ops.Tensor{}, err
 	}
 	vars := m.TrainableVariables()
-	grads, err := ops.Gradients(loss, vars)
+	grads, err := ops.Gradients(scaledLoss(m.optimizer, loss), vars) // mixed_compile.go
 	if err != nil {
 		return ops.Tensor{}, err
 	}
