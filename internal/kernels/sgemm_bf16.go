@@ -1,0 +1,408 @@
+package kernels
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// bf16KernelImpl describes a bfloat16 micro-kernel. fn computes a full
+// mr x nr tile C = alpha*A*B + beta*C (C is not read when beta == 0) over kp
+// k-pairs. Operands are bfloat16 pairs in uint32 words, the even k index in
+// the low half: A pair (i, q) = op(A)(i, 2q) | op(A)(i, 2q+1)<<16 at
+// a[i*rsa+q*csa]; B is packed, pair (q, j) at b[q*nr+j]. For every lane the
+// kernel accumulates in float32, per pair first the odd then the even
+// product, which is what VDPBF16PS does; as the product of two bfloat16
+// values is exact in float32, the Go twin computes the same sums.
+type bf16KernelImpl struct {
+	name   string
+	mr, nr int
+	fn     func(kp int, a *uint32, rsa, csa int, b *uint32, c *float32, ldc int, alpha, beta float32)
+}
+
+var (
+	// activeBF16 is the micro-kernel used by SgemmBF16.
+	activeBF16 = bf16KernelGeneric
+	// availableBF16Kernels lists every bfloat16 kernel usable on this CPU.
+	availableBF16Kernels = []*bf16KernelImpl{bf16KernelGeneric}
+)
+
+// bf16KernelGeneric is the pure-Go twin of the assembly kernel.
+var bf16KernelGeneric = newBF16GoKernel(4, 16)
+
+// newBF16GoKernel returns a Go micro-kernel for mr x nr tiles (nr <= 32).
+func newBF16GoKernel(mr, nr int) *bf16KernelImpl {
+	return &bf16KernelImpl{
+		name: "go-" + itoa(mr) + "x" + itoa(nr), mr: mr, nr: nr,
+		fn: func(kp int, a *uint32, rsa, csa int, b *uint32, c *float32, ldc int, alpha, beta float32) {
+			as := unsafe.Slice(a, (mr-1)*rsa+(kp-1)*csa+1)
+			bs := unsafe.Slice(b, kp*nr)
+			cs := unsafe.Slice(c, (mr-1)*ldc+nr)
+			bf16TileGo(mr, nr, kp, as, rsa, csa, bs, cs, ldc, alpha, beta)
+		},
+	}
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// bf16TileGo computes one mr x nr tile (see bf16KernelImpl).
+func bf16TileGo(mr, nr, kp int, a []uint32, rsa, csa int, b []uint32, c []float32, ldc int, alpha, beta float32) {
+	var acc [32]float32
+	for i := 0; i < mr; i++ {
+		row := acc[:nr]
+		clear(row)
+		for q := 0; q < kp; q++ {
+			d := a[i*rsa+q*csa]
+			alo := math.Float32frombits(d << 16)
+			ahi := math.Float32frombits(d &^ 0xffff)
+			bq := b[q*nr : q*nr+nr]
+			for j, e := range bq {
+				s := row[j] + ahi*math.Float32frombits(e&^0xffff)
+				row[j] = s + alo*math.Float32frombits(e<<16)
+			}
+		}
+		crow := c[i*ldc : i*ldc+nr]
+		for j, v := range row {
+			if beta == 0 {
+				crow[j] = alpha * v
+			} else {
+				crow[j] = alpha*v + beta*crow[j]
+			}
+		}
+	}
+}
+
+// BF16KernelName reports which micro-kernel SgemmBF16 uses on this machine
+// ("avx512bf16-14x32" or the pure-Go "go-4x16").
+func BF16KernelName() string { return activeBF16.name }
+
+// HasFastBF16 reports whether SgemmBF16 runs on a hardware bfloat16 kernel
+// (AVX512_BF16). Without it SgemmBF16 is correct but slower than Sgemm.
+func HasFastBF16() bool { return activeBF16 != bf16KernelGeneric }
+
+// Blocking of SgemmBF16 (k sizes in k values, even): a kc x nr bfloat16
+// sliver of B (24 KiB at kc = 384, nr = 32) stays in L1, an mc x kc block of
+// A in L2, and a kc x nc block of B in L3.
+var (
+	bf16BlockMC = 168
+	bf16BlockKC = 384
+	bf16BlockNC = 2048
+)
+
+// SgemmBF16 computes C = alpha*op(A)*op(B) + beta*C like Sgemm (same
+// arguments, row-major, same handling of beta == 0, alpha == 0 and k == 0),
+// but with the elements of op(A) and op(B) first rounded to bfloat16 (to
+// nearest even; float32 subnormals become zero) and the products accumulated
+// in float32. On CPUs with AVX512_BF16 it runs on VDPBF16PS at up to twice
+// Sgemm's rate; elsewhere (and under the noasm tag) a pure-Go kernel computes
+// the same sums in the same order, so the results agree except where a
+// partial sum underflows below 2^-126 (the instruction flushes it to zero).
+func SgemmBF16(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkArgs(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	sgemmBF16With(activeBF16, Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// sgemmBF16With runs the blocked bfloat16 GEMM with kernel kern on up to nt
+// goroutines. Arguments are validated, m, n, k >= 1 and alpha != 0.
+func sgemmBF16With(kern *bf16KernelImpl, nt int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if nt > 1 && 2*float64(m)*float64(n)*float64(k) < parallelMinFlops {
+		nt = 1
+	}
+	nr := kern.nr
+	ncMax := splitEven(n, max(bf16BlockNC/nr, 1)*nr, nr)
+	ncPad := ceilDiv(ncMax, nr) * nr
+	// k super-blocks bound the packed B buffer (maxPackedB words).
+	kbMax := splitEven(k, max(maxPackedB/ncPad*2, 2), 2)
+	for jc := 0; jc < n; jc += ncMax {
+		nc := min(ncMax, n-jc)
+		for p0 := 0; p0 < k; p0 += kbMax {
+			kb := min(kbMax, k-p0)
+			betaEff := beta
+			if p0 > 0 {
+				betaEff = 1
+			}
+			j := &bf16Job{
+				kern: kern, transA: transA, transB: transB,
+				m: m, nc: nc, kb: kb, jc: jc, p0: p0,
+				alpha: alpha, beta: betaEff,
+				a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc,
+			}
+			j.plan(nt)
+			bb := bf16BPool.Get().(*bf16Buf)
+			bb.s = growU32(bb.s, ceilDiv(kb, 2)*j.ncPad)
+			j.bp = bb.s
+			var wg sync.WaitGroup
+			for w := 1; w < min(nt, j.packItems+j.items); w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					j.run()
+				}()
+			}
+			j.run()
+			wg.Wait()
+			bf16BPool.Put(bb)
+		}
+	}
+}
+
+// bf16Job is one parallel region of SgemmBF16: C[:, jc:jc+nc] (+)=
+// alpha*op(A)[:, p0:p0+kb] * op(B)[p0:p0+kb, jc:jc+nc]. As in gemmJob,
+// items [0, packItems) each pack one k block of op(B) into bp (as bfloat16
+// pairs), the others each compute an mcItem x ncItem block of C over all of
+// kb once B is packed.
+type bf16Job struct {
+	kern           *bf16KernelImpl
+	transA, transB bool
+	m, nc, kb      int
+	jc, p0         int
+	alpha, beta    float32
+	a              []float32
+	lda            int
+	b              []float32
+	ldb            int
+	c              []float32
+	ldc            int
+
+	// bp: the k block at pc holds panel jr (columns jr..jr+nr) at
+	// bp[pc/2*ncPad+jr*kpBlock:], pair (q, j) at q*nr+j within it.
+	bp             []uint32
+	ncPad, kcMax   int
+	packItems      int
+	mcItem, ncItem int
+	mItems, items  int
+
+	next, packed atomic.Int64
+}
+
+func (j *bf16Job) plan(nt int) {
+	mr, nr := j.kern.mr, j.kern.nr
+	nPanels := ceilDiv(j.nc, nr)
+	j.ncPad = nPanels * nr
+	j.kcMax = splitEven(j.kb, bf16BlockKC, 2)
+	j.packItems = ceilDiv(j.kb, j.kcMax)
+	mPanels := ceilDiv(j.m, mr)
+	mcPanels, target := mPanels, 1
+	if nt > 1 {
+		target = 8 * nt
+		mcPanels = max(1, mPanels/target)
+	}
+	mcPanels = min(mcPanels, max(bf16BlockMC/mr, 1))
+	j.mcItem = mcPanels * mr
+	j.mItems = ceilDiv(mPanels, mcPanels)
+	nItems := 1
+	if j.mItems < target {
+		nItems = min(nPanels, ceilDiv(target, j.mItems))
+	}
+	j.ncItem = ceilDiv(nPanels, nItems) * nr
+	j.items = j.mItems * ceilDiv(j.nc, j.ncItem)
+}
+
+func (j *bf16Job) run() {
+	ws := bf16WSPool.Get().(*bf16Workspace)
+	defer bf16WSPool.Put(ws)
+	total := int64(j.packItems + j.items)
+	for {
+		it := j.next.Add(1) - 1
+		if it >= total {
+			return
+		}
+		if it < int64(j.packItems) {
+			pc := int(it) * j.kcMax
+			kc := min(j.kcMax, j.kb-pc)
+			dst := j.bp[pc/2*j.ncPad : (pc/2+ceilDiv(kc, 2))*j.ncPad]
+			if j.transB {
+				packRowPairs(ws, dst, j.b, j.ldb, j.jc, j.p0+pc, j.nc, kc, j.kern.nr)
+			} else {
+				packColPairs(ws, dst, j.b, j.ldb, j.p0+pc, j.jc, kc, j.nc, j.kern.nr)
+			}
+			j.packed.Add(1)
+			continue
+		}
+		for spins := 0; j.packed.Load() < int64(j.packItems); spins++ {
+			if spins > 64 {
+				runtime.Gosched()
+			}
+		}
+		ci := int(it) - j.packItems
+		j.compute(ws, ci%j.mItems, ci/j.mItems)
+	}
+}
+
+// compute does item (mi, ni): rows [i0, i0+mc) and columns [j0, j0+nc) of
+// the job's column block, over all k blocks.
+func (j *bf16Job) compute(ws *bf16Workspace, mi, ni int) {
+	kern := j.kern
+	mr, nr := kern.mr, kern.nr
+	i0 := mi * j.mcItem
+	mc := min(j.mcItem, j.m-i0)
+	j0 := ni * j.ncItem
+	nc := min(j.ncItem, j.nc-j0)
+	mcPad := ceilDiv(mc, mr) * mr
+	kpMax := j.kcMax / 2
+	ws.a = growU32(ws.a, mcPad*kpMax)
+	ws.tmp = grow(ws.tmp, mr*nr)
+	c := j.c[i0*j.ldc+j.jc+j0:]
+	for pc := 0; pc < j.kb; pc += j.kcMax {
+		kc := min(j.kcMax, j.kb-pc)
+		kp := ceilDiv(kc, 2)
+		beta := j.beta
+		if pc > 0 {
+			beta = 1
+		}
+		// op(A) block: non-transposed rows are converted in place order
+		// (row i at ws.a[i*kp:], rsa = kp, csa = 1); a transposed A is
+		// interleaved into mr-row panels (rsa = 1, csa = mr).
+		var rsa, csa, panelStride int
+		if !j.transA {
+			for i := 0; i < mc; i++ {
+				row := j.a[(i0+i)*j.lda+j.p0+pc:]
+				cvtPairs(ws.a[i*kp:(i+1)*kp], row[:kc])
+			}
+			clear(ws.a[mc*kp : mcPad*kp])
+			rsa, csa, panelStride = kp, 1, mr*kp
+		} else {
+			packColPairs(ws, ws.a[:mcPad*kp], j.a, j.lda, j.p0+pc, i0, kc, mc, mr)
+			rsa, csa, panelStride = 1, mr, mr*kp
+		}
+		bBlock := j.bp[pc/2*j.ncPad:]
+		for jr := 0; jr < nc; jr += nr {
+			bp := &bBlock[(j0+jr)*kp]
+			nrEff := min(nr, nc-jr)
+			for ir := 0; ir < mc; ir += mr {
+				ap := &ws.a[ir/mr*panelStride]
+				mrEff := min(mr, mc-ir)
+				cc := c[ir*j.ldc+jr:]
+				if mrEff == mr && nrEff == nr {
+					kern.fn(kp, ap, rsa, csa, bp, &cc[0], j.ldc, j.alpha, beta)
+					continue
+				}
+				tmp := ws.tmp
+				kern.fn(kp, ap, rsa, csa, bp, &tmp[0], nr, 1, 0)
+				for i := 0; i < mrEff; i++ {
+					crow := cc[i*j.ldc : i*j.ldc+nrEff]
+					trow := tmp[i*nr : i*nr+nrEff]
+					if beta == 0 {
+						for jj, v := range trow {
+							crow[jj] = j.alpha * v
+						}
+					} else {
+						for jj, v := range trow {
+							crow[jj] = j.alpha*v + beta*crow[jj]
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// packColPairs packs the kc x nc block at (p0, j0) of a row-major matrix s
+// (row stride ld; element (p, j) at s[(p0+p)*ld+j0+j]) into ceil(nc/w)
+// panels of w columns of bfloat16 pairs along p: panel r holds pair (q, j)
+// at dst[r*w*kp+q*w+j], kp = ceil(kc/2); padding is zero. It packs a
+// non-transposed B (w = nr) and a transposed A (w = mr).
+func packColPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, j0, kc, nc, w int) {
+	kp := ceilDiv(kc, 2)
+	ws.lo = growU16(ws.lo, nc)
+	ws.hi = growU16(ws.hi, nc)
+	lo, hi := ws.lo[:nc], ws.hi[:nc]
+	for q := 0; q < kp; q++ {
+		f32ToBF16(lo, s[(p0+2*q)*ld+j0:][:nc], true)
+		if 2*q+1 < kc {
+			f32ToBF16(hi, s[(p0+2*q+1)*ld+j0:][:nc], true)
+		} else {
+			clear(hi)
+		}
+		for jr := 0; jr < nc; jr += w {
+			d := dst[jr*kp+q*w:][:w]
+			l, h := lo[jr:min(jr+w, nc)], hi[jr:min(jr+w, nc)]
+			h = h[:len(l)]
+			for jj := range l {
+				d[jj] = uint32(l[jj]) | uint32(h[jj])<<16
+			}
+			clear(d[len(l):])
+		}
+	}
+}
+
+// packRowPairs packs the kc x nc block at (p0, j0) of the transpose of a
+// row-major matrix s (element (p, j) at s[(j0+j)*ld+p0+p], as a transposed
+// B) into the panel layout of packColPairs.
+func packRowPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, j0, p0, nc, kc, w int) {
+	kp := ceilDiv(kc, 2)
+	ws.row = growU32(ws.row, kp)
+	row := ws.row[:kp]
+	for jr := 0; jr < nc; jr += w {
+		d := dst[jr*kp : (jr+w)*kp]
+		wEff := min(w, nc-jr)
+		for jj := 0; jj < wEff; jj++ {
+			cvtPairs(row, s[(j0+jr+jj)*ld+p0:][:kc])
+			for q, v := range row {
+				d[q*w+jj] = v
+			}
+		}
+		for q := 0; q < kp; q++ {
+			clear(d[q*w+wEff : q*w+w])
+		}
+	}
+}
+
+// cvtPairsGeneric rounds src to bfloat16 (subnormals flushed) into pairs:
+// dst[q] = bf16(src[2q]) | bf16(src[2q+1])<<16, a missing last odd element
+// being zero.
+func cvtPairsGeneric(dst []uint32, src []float32) {
+	n := len(src)
+	dst = dst[:ceilDiv(n, 2)]
+	for q := 0; q < n/2; q++ {
+		dst[q] = uint32(bf16RoundFTZ(math.Float32bits(src[2*q]))) | uint32(bf16RoundFTZ(math.Float32bits(src[2*q+1])))<<16
+	}
+	if n%2 == 1 {
+		dst[n/2] = uint32(bf16RoundFTZ(math.Float32bits(src[n-1])))
+	}
+}
+
+// bf16Workspace holds one goroutine's private buffers.
+type bf16Workspace struct {
+	a, row []uint32
+	lo, hi []uint16
+	tmp    []float32
+}
+
+type bf16Buf struct{ s []uint32 }
+
+var (
+	bf16WSPool = sync.Pool{New: func() any { return new(bf16Workspace) }}
+	bf16BPool  = sync.Pool{New: func() any { return new(bf16Buf) }}
+)
+
+// growU32 returns s resized to n words, reallocated 64-byte aligned when
+// too small.
+func growU32(s []uint32, n int) []uint32 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	f := alignedFloats(n)
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(f))), n)
+}
+
+func growU16(s []uint16, n int) []uint16 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]uint16, n)
+}

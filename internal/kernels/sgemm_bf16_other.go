@@ -1,0 +1,5 @@
+//go:build !amd64 || noasm
+
+package kernels
+
+func cvtPairs(dst []uint32, src []float32) { cvtPairsGeneric(dst, src) }
