@@ -83,8 +83,25 @@ func layerEntry(l layers.Layer, inputShape any) map[string]any {
 	}
 	if inputShape != nil {
 		e["build_config"] = map[string]any{"input_shape": inputShape}
+		if names, ok := positionalInputs[l.ClassName()]; ok {
+			// Keras builds such a layer from a dict of named shapes.
+			if shapes, ok := inputShape.([]any); ok && len(shapes) <= len(names) {
+				d := map[string]any{}
+				for i, sh := range shapes {
+					d[names[i]] = sh
+				}
+				e["build_config"] = map[string]any{"shapes_dict": d}
+			}
+		}
 	}
 	return e
+}
+
+// positionalInputs are the classes Keras calls with one positional
+// argument per input tensor rather than a list (MultiHeadAttention's
+// query, value, key), with the names of their build shapes.
+var positionalInputs = map[string][]string{
+	"MultiHeadAttention": {"query_shape", "value_shape", "key_shape"},
 }
 
 // nestedLayerKeys are the config keys that hold a wrapped layer or cell
@@ -206,6 +223,9 @@ func (m *Model) functionalConfig() (map[string]any, error) {
 					list[j] = tensorArg(in)
 				}
 				args = []any{list}
+				if _, ok := positionalInputs[l.ClassName()]; ok {
+					args = list // query, value, key: one argument each
+				}
 			}
 			inbound[i] = map[string]any{"args": args, "kwargs": map[string]any{}}
 		}

@@ -72,20 +72,39 @@ func (c interopCase) kerasTrained() bool {
 // gokeras and Keras exchange. A new model joins here, in
 // interopInputShapes and in interop_vectors.py's MODELS.
 var interopModels = map[string]func(t *testing.T) *Model{
-	"cnn":    ioCNN,
-	"resnet": ioResNet,
-	"two_io": ioTwoIO,
-	"rnn":    ioRNN,
-	"nested": ioNested,
+	"cnn":       ioCNN,
+	"resnet":    ioResNet,
+	"two_io":    ioTwoIO,
+	"rnn":       ioRNN,
+	"nested":    ioNested,
+	"attention": ioAttention,
 }
 
 // interopInputShapes are the shapes of the input batch of each model.
 var interopInputShapes = map[string][][]int{
-	"cnn":    {{3, 28, 28, 1}},
-	"resnet": {{3, 32, 32, 3}},
-	"two_io": {{3, 6}, {3, 5}},
-	"rnn":    {{3, 5, 3}},
-	"nested": {{3, 4}},
+	"cnn":       {{3, 28, 28, 1}},
+	"resnet":    {{3, 32, 32, 3}},
+	"two_io":    {{3, 6}, {3, 5}},
+	"rnn":       {{3, 5, 3}},
+	"nested":    {{3, 4}},
+	"attention": {{3, 5, 3}, {3, 4, 3}},
+}
+
+// ioAttention has Keras' three attention layers on a query and a value.
+func ioAttention(t *testing.T) *Model {
+	q := layers.Input([]int{5, 3}, layers.WithName("q"))
+	v := layers.Input([]int{4, 3}, layers.WithName("v"))
+	mha := layers.Apply(layers.NewMultiHeadAttention(2, 3, layers.WithValueDim(4)), q, v)
+	dot := layers.Apply(layers.NewAttention(layers.WithUseScale(true)), q, v)
+	add := layers.Apply(layers.NewAdditiveAttention(), q, v)
+	m, err := NewModel([]*layers.KerasTensor{q, v}, []*layers.KerasTensor{mha, dot, add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(0.01)), Loss: []any{"mse", "mse", "mse"}}); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // ioNested calls a nested Sequential and a nested functional model.
@@ -410,7 +429,7 @@ func TestInteropWriteForKeras(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"cnn", "resnet", "two_io", "rnn", "nested"}
+	names := []string{"cnn", "resnet", "two_io", "rnn", "nested", "attention"}
 	for name := range interopOptimizers {
 		names = append(names, "mlp_"+name)
 	}
@@ -520,6 +539,9 @@ func ioBatch(r *rand.Rand, m *Model, name string, n int) (x, y any) {
 		return ioRandom(r, []int{n, 5, 3}, 1, 0).dense(), ioRandom(r, []int{n, 2}, 1, 0).dense()
 	case name == "nested":
 		return ioRandom(r, []int{n, 4}, 1, 2).dense(), ioRandom(r, []int{n, 3}, 1, 0).dense()
+	case name == "attention":
+		return []*tensor.Dense{ioRandom(r, []int{n, 5, 3}, 1, 0).dense(), ioRandom(r, []int{n, 4, 3}, 1, 0).dense()},
+			[]*tensor.Dense{ioRandom(r, []int{n, 5, 3}, 1, 0).dense(), ioRandom(r, []int{n, 5, 3}, 1, 0).dense(), ioRandom(r, []int{n, 5, 3}, 1, 0).dense()}
 	case strings.HasPrefix(name, "mlp_"):
 		return ioRandom(r, []int{n, 4}, 1, 0).dense(), ioRandom(r, []int{n, 3}, 1, 0).dense()
 	case name == "two_io":

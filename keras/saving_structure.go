@@ -185,6 +185,12 @@ func layerStructure(path string, l layers.Layer, out *[]structEntry, seen map[an
 			if err := layerStructure(p, c, out, seen); err != nil {
 				return err
 			}
+		case varsChild:
+			ce := structEntry{path: p, name: strings.TrimSuffix(strings.TrimPrefix(attrs[i], "_"), "_dense")}
+			for _, v := range c {
+				ce.vars = append(ce.vars, structVar{v: v, shape: v.Shape()})
+			}
+			*out = append(*out, ce)
 		case layers.Cell:
 			if seen[c] {
 				continue
@@ -201,6 +207,10 @@ func layerStructure(path string, l layers.Layer, out *[]structEntry, seen map[an
 	}
 	return nil
 }
+
+// varsChild is a sublayer Keras has and gokeras does not: its variables,
+// saved at the attribute's path.
+type varsChild []*ops.Variable
 
 // savedChildren returns the variables a layer keeps itself and the
 // objects Keras saves below it, at their attribute names (each a
@@ -220,6 +230,22 @@ func savedChildren(l layers.Layer) (own []*ops.Variable, attrs []string, childre
 		return nil, []string{"backward_layer", "forward_layer"}, []any{x.Backward, x.Forward}
 	case *layers.TimeDistributed:
 		return nil, []string{"layer"}, []any{x.Layer}
+	case *layers.MultiHeadAttention:
+		// Keras' MultiHeadAttention keeps its projections in EinsumDense
+		// sublayers (public properties, sorted) and has a dropout and a
+		// softmax layer (private attributes, last) without variables.
+		dense := func(vs ...*ops.Variable) varsChild {
+			var out varsChild
+			for _, v := range vs {
+				if v != nil {
+					out = append(out, v)
+				}
+			}
+			return out
+		}
+		return nil, []string{"key_dense", "output_dense", "query_dense", "value_dense", "_dropout_layer", "_softmax"},
+			[]any{dense(x.KeyKernel, x.KeyBias), dense(x.OutputKernel, x.OutputBias), dense(x.QueryKernel, x.QueryBias),
+				dense(x.ValueKernel, x.ValueBias), varsChild(nil), varsChild(nil)}
 	case interface{ CellOf() layers.Cell }:
 		if c := x.CellOf(); c != nil {
 			return nil, []string{"cell"}, []any{c}

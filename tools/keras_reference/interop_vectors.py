@@ -29,6 +29,8 @@ run_all.py expects). Models:
 - nested: a functional model calling a nested Sequential
   (BatchNormalization, Dense) and a nested functional model (saved below
   layers/sequential/layers/... and layers/functional/layers/...).
+- attention: MultiHeadAttention (Keras keeps its projections in sublayers:
+  multi_head_attention/query_dense/vars, ...), Attention, AdditiveAttention.
 
 Files are made reproducible: the archive members get a fixed date and
 metadata.json a fixed date_saved, so that reruns give the same bytes.
@@ -188,6 +190,23 @@ def nested():
     return m, [(3, 4)], train
 
 
+def attention():
+    q = keras.Input((5, 3), name="q")
+    v = keras.Input((4, 3), name="v")
+    mha = layers.MultiHeadAttention(2, 3, value_dim=4)(q, v)
+    dot = layers.Attention(use_scale=True)([q, v])
+    add = layers.AdditiveAttention()([q, v])
+    m = keras.Model([q, v], [mha, dot, add])
+    m.compile(optimizer=keras.optimizers.Adam(learning_rate=0.01), loss=["mse", "mse", "mse"])
+
+    def train(rng):
+        xq = rng.normal(size=(8, 5, 3)).astype(np.float32)
+        xv = rng.normal(size=(8, 4, 3)).astype(np.float32)
+        ys = [rng.normal(size=(8, 5, 3)).astype(np.float32) for _ in range(3)]
+        m.fit([xq, xv], ys, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    return m, [(3, 5, 3), (3, 4, 3)], train
+
+
 # name -> (builder, legacy files to write besides the .keras)
 MODELS = {
     "cnn": (cnn, ["legacy_model"]),
@@ -195,6 +214,7 @@ MODELS = {
     "two_io": (two_io, ["legacy_weights", "legacy_model"]),
     "rnn": (rnn, []),  # LSTM, TimeDistributed, GRU, Bidirectional
     "nested": (nested, []),  # a Sequential and a functional model as layers
+    "attention": (attention, []),  # MultiHeadAttention (EinsumDense sublayers), Attention, AdditiveAttention
 }
 
 
