@@ -65,6 +65,11 @@ def main():
     ap.add_argument("--seeds", type=int, nargs="+", default=[1])
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--json", default="")
+    ap.add_argument("--no-dropout", action="store_true", help="leave Dropout(0.5) out (it draws random masks)")
+    ap.add_argument("--no-shuffle", action="store_true", help="fit with shuffle=False")
+    ap.add_argument("--save-init", default="",
+                    help="write the initial weights to this .weights.h5 ({seed} is replaced by the seed), "
+                    "for mnist_convnet -init")
     args = ap.parse_args()
     (x_train, y_train), _ = load(args.data)
     # keras.io's preparation, verbatim in effect.
@@ -81,16 +86,18 @@ def main():
             layers.Conv2D(64, kernel_size=(3, 3), activation="relu"),
             layers.MaxPooling2D(pool_size=(2, 2)),
             layers.Flatten(),
-            layers.Dropout(0.5),
+            *([] if args.no_dropout else [layers.Dropout(0.5)]),
             layers.Dense(num_classes, activation="softmax"),
         ])
+        if args.save_init:
+            model.save_weights(args.save_init.replace("{seed}", str(seed)))
         model.compile(loss="categorical_crossentropy", optimizer="adam", metrics=["accuracy"])
         batches = []
         cb = keras.callbacks.LambdaCallback(
             on_train_batch_end=lambda b, logs: batches.append((float(logs["loss"]), float(logs["accuracy"]))))
         t = time.time()
         hist = model.fit(x_train, y_train, batch_size=128, epochs=args.epochs, validation_split=0.1,
-                         verbose=2, callbacks=[cb])
+                         verbose=2, callbacks=[cb], shuffle=not args.no_shuffle)
         secs = time.time() - t
         n = len(batches) // args.epochs  # steps per epoch
         run = np.array(batches[:n])      # epoch 1's running means

@@ -51,6 +51,9 @@ func main() {
 	epochs := flag.Int("epochs", 1, "epochs per run")
 	limit := flag.Int("limit", 0, "use only the first N training images (0: all 60,000)")
 	verbose := flag.Int("verbose", 2, "Fit verbosity")
+	flag.BoolVar(&noDropout, "no-dropout", false, "leave Dropout(0.5) out (it draws random masks)")
+	flag.BoolVar(&noShuffle, "no-shuffle", false, "fit without shuffling")
+	flag.StringVar(&initPath, "init", "", "load the initial weights from this Keras .weights.h5 (mnist_convnet_epoch1.py --save-init)")
 	flag.Parse()
 	var opts []datasets.LoadOption
 	if *dataDir != "" {
@@ -87,26 +90,38 @@ func main() {
 	}
 }
 
+var (
+	noDropout, noShuffle bool
+	initPath             string
+)
+
 func run(x, y any, seed uint64, epochs, verbose int) error {
 	layers.SetRandomSeed(seed)
-	model, err := keras.NewSequential(
+	ls := []layers.Layer{
 		layers.NewConv2D(32, 3, layers.WithActivation("relu"), layers.WithInputShape(28, 28, 1)),
 		layers.NewMaxPooling2D(layers.WithPoolSize(2)),
 		layers.NewConv2D(64, 3, layers.WithActivation("relu")),
 		layers.NewMaxPooling2D(layers.WithPoolSize(2)),
 		layers.NewFlatten(),
-		layers.NewDropout(0.5),
-		layers.NewDense(10, layers.WithActivation("softmax")),
-	)
+	}
+	if !noDropout {
+		ls = append(ls, layers.NewDropout(0.5))
+	}
+	model, err := keras.NewSequential(append(ls, layers.NewDense(10, layers.WithActivation("softmax")))...)
 	if err != nil {
 		return err
+	}
+	if initPath != "" {
+		if err := model.LoadWeights(initPath); err != nil {
+			return err
+		}
 	}
 	if err := model.Compile(keras.CompileConfig{Optimizer: "adam", Loss: "categorical_crossentropy", Metrics: []any{"accuracy"}}); err != nil {
 		return err
 	}
 	bl := &batchLogs{}
 	h, err := model.Fit(x, y, keras.FitConfig{Epochs: epochs, BatchSize: 128, ValidationSplit: 0.1, Verbose: verbose,
-		Callbacks: []keras.Callback{bl}})
+		NoShuffle: noShuffle, Callbacks: []keras.Callback{bl}})
 	if err != nil {
 		return err
 	}
