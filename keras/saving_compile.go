@@ -68,8 +68,8 @@ func (m *Model) compileConfig() (map[string]any, error) {
 		"optimizer": nil, "loss": nil, "metrics": nil, "loss_weights": nil, "weighted_metrics": nil,
 		"run_eagerly": false, "steps_per_execution": 1, "jit_compile": false,
 	}
-	if m.optimizer != nil {
-		cc["optimizer"] = serializeObject("keras.optimizers", m.optimizer, pythonFloats(m.optimizer.GetConfig()).(map[string]any))
+	if opt := compiledOptimizer(m.optimizer); opt != nil { // mixed_saving.go: a LossScaleOptimizer's inner one, as Keras
+		cc["optimizer"] = serializeObject("keras.optimizers", opt, pythonFloats(opt.GetConfig()).(map[string]any))
 	}
 	switch {
 	case m.outputLosses != nil:

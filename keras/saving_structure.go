@@ -103,7 +103,7 @@ func (m *Model) structure(withOptimizer bool) ([]structEntry, error) {
 	if err := m.structureAt("", &out, seen); err != nil {
 		return nil, err
 	}
-	if withOptimizer && m.optimizer != nil {
+	if withOptimizer && m.optimizer != nil && !lossScaled(m.optimizer) { // mixed_saving.go
 		vars, err := m.kerasOptimizerVars()
 		if err != nil {
 			return nil, err

@@ -45,8 +45,10 @@ func main() {
 	flag.StringVar(&saveModel, "save-model", "", "write the whole model after training to this .keras file (Keras 3's format: Python Keras' load_model reads it)")
 	flag.StringVar(&plotPath, "plot", "history.png", "write the training curves to this PNG (empty: no plot)")
 	flag.IntVar(&globalBatch, "global-batch", 0, "global batch size (default: -batch-size times the replicas, as the tutorial); fixing it makes runs with different replica counts the same computation")
+	policy := cli.PolicyFlag() // -policy mixed_bfloat16 | mixed_float16 (issue 16)
 	flag.Parse()
 	cli.MustCheck(cli.Positive("epochs", "batch-size", "replicas"), cli.NonNegative("limit", "global-batch"), cli.OneOf("verbose", 0, 1, 2))
+	cli.MustSetPolicy(*policy)
 	if err := run(*dataset, *dataDir, *epochs, *batchSize, *limit, *seed, *verbose, *replicas); err != nil {
 		log.Fatal(err)
 	}

@@ -44,8 +44,10 @@ func main() {
 	summary := flag.Bool("summary", true, "print the model summary")
 	shuffleBuffer := flag.Int("shuffle-buffer", 0, "shuffle buffer in examples (0: the whole training set, as Keras' fit on arrays)")
 	initName := flag.String("init", "keras", "weight initialisation: keras (the tutorial: Keras' defaults) or torch (PyTorch's defaults, as the PyTorch reference)")
+	policy := cli.PolicyFlag() // -policy mixed_bfloat16 | mixed_float16 (issue 16)
 	flag.Parse()
 	cli.MustCheck(cli.Positive("epochs", "batch-size", "replicas"), cli.NonNegative("limit", "test-limit", "shuffle-buffer"), cli.OneOf("verbose", 0, 1, 2))
+	cli.MustSetPolicy(*policy)
 	init, ok := map[string]models.Init{"keras": models.KerasInit, "torch": models.TorchInit}[*initName]
 	if !ok {
 		log.Fatalf("-init %q: want keras or torch", *initName)
