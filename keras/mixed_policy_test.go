@@ -393,3 +393,38 @@ func TestMixedPrecisionSeedCNNTrains(t *testing.T) {
 		})
 	}
 }
+
+// TestMixedFloat16SaveLoadCompiled: a model compiled under mixed_float16
+// saves its inner optimizer in the compile config, as Keras does, and is
+// wrapped in a LossScaleOptimizer again when it loads.
+func TestMixedFloat16SaveLoadCompiled(t *testing.T) {
+	withPolicy(t, "mixed_float16")
+	m := mixedTestModel(t)
+	if err := m.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(0.003)), Loss: "categorical_crossentropy"}); err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.New(tensor.WithShape(2, 4), tensor.WithBacking([]float32{1, 2, 3, 4, -1, 0, 1, 0}))
+	y := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float32{1, 0, 0, 0, 0, 1}))
+	if _, err := m.Fit(x, y, keras.FitConfig{Verbose: keras.VerboseSilent}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "f16.keras")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	mixedprecision.SetGlobal(mixedprecision.DTypePolicy{})
+	back, err := keras.LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lso, ok := back.Optimizer().(*optimizers.LossScaleOptimizer)
+	if !ok {
+		t.Fatalf("loaded optimizer %T, want a LossScaleOptimizer", back.Optimizer())
+	}
+	if _, ok := lso.InnerOptimizer().(*optimizers.Adam); !ok || math.Abs(lso.CurrentLearningRate()-0.003) > 1e-9 {
+		t.Errorf("inner optimizer %T lr %g", lso.InnerOptimizer(), lso.CurrentLearningRate())
+	}
+	if !reflect.DeepEqual(back.Weights()[0].Numpy(), m.Weights()[0].Numpy()) {
+		t.Error("weights differ after loading")
+	}
+}
