@@ -20,6 +20,17 @@ type bf16KernelImpl struct {
 	name   string
 	mr, nr int
 	fn     func(kp int, a *uint32, rsa, csa int, b *uint32, c *float32, ldc int, alpha, beta float32)
+	// amx marks the AMX kernel: kp a multiple of 16, A always in row
+	// layout, and only alpha = 1, beta = 0 or 1 (see bf16Kernel32x32AMX).
+	amx bool
+}
+
+// kpAlign is the multiple of k-pairs the kernel consumes per call.
+func (k *bf16KernelImpl) kpAlign() int {
+	if k.amx {
+		return 16
+	}
+	return 1
 }
 
 var (
@@ -126,7 +137,8 @@ func sgemmBF16With(kern *bf16KernelImpl, nt int, transA, transB bool, m, n, k in
 	ncMax := splitEven(n, max(bf16BlockNC/nr, 1)*nr, nr)
 	ncPad := ceilDiv(ncMax, nr) * nr
 	// k super-blocks bound the packed B buffer (maxPackedB words).
-	kbMax := splitEven(k, max(maxPackedB/ncPad*2, 2), 2)
+	kunit := 2 * kern.kpAlign()
+	kbMax := splitEven(k, max(maxPackedB/ncPad*2/kunit*kunit, kunit), kunit)
 	for jc := 0; jc < n; jc += ncMax {
 		nc := min(ncMax, n-jc)
 		for p0 := 0; p0 < k; p0 += kbMax {
@@ -143,7 +155,7 @@ func sgemmBF16With(kern *bf16KernelImpl, nt int, transA, transB bool, m, n, k in
 			}
 			j.plan(nt)
 			bb := bf16BPool.Get().(*bf16Buf)
-			bb.s = growU32(bb.s, ceilDiv(kb, 2)*j.ncPad)
+			bb.s = growU32(bb.s, j.kpOf(kb)*j.ncPad)
 			j.bp = bb.s
 			var wg sync.WaitGroup
 			for w := 1; w < min(nt, j.packItems+j.items); w++ {
@@ -193,7 +205,8 @@ func (j *bf16Job) plan(nt int) {
 	mr, nr := j.kern.mr, j.kern.nr
 	nPanels := ceilDiv(j.nc, nr)
 	j.ncPad = nPanels * nr
-	j.kcMax = splitEven(j.kb, bf16BlockKC, 2)
+	kunit := 2 * j.kern.kpAlign()
+	j.kcMax = splitEven(j.kb, max(bf16BlockKC/kunit, 1)*kunit, kunit)
 	j.packItems = ceilDiv(j.kb, j.kcMax)
 	mPanels := ceilDiv(j.m, mr)
 	mcPanels, target := mPanels, 1
@@ -212,6 +225,13 @@ func (j *bf16Job) plan(nt int) {
 	j.items = j.mItems * ceilDiv(j.nc, j.ncItem)
 }
 
+// kpOf returns the k-pairs of a k block of kc values as the kernel consumes
+// them (padded with zero pairs).
+func (j *bf16Job) kpOf(kc int) int {
+	u := j.kern.kpAlign()
+	return ceilDiv(ceilDiv(kc, 2), u) * u
+}
+
 func (j *bf16Job) run() {
 	ws := bf16WSPool.Get().(*bf16Workspace)
 	defer bf16WSPool.Put(ws)
@@ -224,11 +244,12 @@ func (j *bf16Job) run() {
 		if it < int64(j.packItems) {
 			pc := int(it) * j.kcMax
 			kc := min(j.kcMax, j.kb-pc)
-			dst := j.bp[pc/2*j.ncPad : (pc/2+ceilDiv(kc, 2))*j.ncPad]
+			kp := j.kpOf(kc)
+			dst := j.bp[pc/2*j.ncPad : (pc/2+kp)*j.ncPad]
 			if j.transB {
-				packRowPairs(ws, dst, j.b, j.ldb, j.jc, j.p0+pc, j.nc, kc, j.kern.nr)
+				packRowPairs(ws, dst, j.b, j.ldb, j.jc, j.p0+pc, j.nc, kc, kp, j.kern.nr)
 			} else {
-				packColPairs(ws, dst, j.b, j.ldb, j.p0+pc, j.jc, kc, j.nc, j.kern.nr)
+				packColPairs(ws, dst, j.b, j.ldb, j.p0+pc, j.jc, kc, j.nc, kp, j.kern.nr)
 			}
 			j.packed.Add(1)
 			continue
@@ -253,13 +274,12 @@ func (j *bf16Job) compute(ws *bf16Workspace, mi, ni int) {
 	j0 := ni * j.ncItem
 	nc := min(j.ncItem, j.nc-j0)
 	mcPad := ceilDiv(mc, mr) * mr
-	kpMax := j.kcMax / 2
-	ws.a = growU32(ws.a, mcPad*kpMax)
+	ws.a = growU32(ws.a, mcPad*j.kpOf(j.kcMax))
 	ws.tmp = grow(ws.tmp, mr*nr)
 	c := j.c[i0*j.ldc+j.jc+j0:]
 	for pc := 0; pc < j.kb; pc += j.kcMax {
 		kc := min(j.kcMax, j.kb-pc)
-		kp := ceilDiv(kc, 2)
+		kp := j.kpOf(kc)
 		beta := j.beta
 		if pc > 0 {
 			beta = 1
@@ -268,15 +288,21 @@ func (j *bf16Job) compute(ws *bf16Workspace, mi, ni int) {
 		// (row i at ws.a[i*kp:], rsa = kp, csa = 1); a transposed A is
 		// interleaved into mr-row panels (rsa = 1, csa = mr).
 		var rsa, csa, panelStride int
-		if !j.transA {
+		switch {
+		case !j.transA:
 			for i := 0; i < mc; i++ {
 				row := j.a[(i0+i)*j.lda+j.p0+pc:]
-				cvtPairs(ws.a[i*kp:(i+1)*kp], row[:kc])
+				d := ws.a[i*kp : (i+1)*kp]
+				cvtPairs(d, row[:kc])
+				clear(d[ceilDiv(kc, 2):])
 			}
 			clear(ws.a[mc*kp : mcPad*kp])
 			rsa, csa, panelStride = kp, 1, mr*kp
-		} else {
-			packColPairs(ws, ws.a[:mcPad*kp], j.a, j.lda, j.p0+pc, i0, kc, mc, mr)
+		case kern.amx:
+			packTransRows(ws, ws.a[:mcPad*kp], j.a, j.lda, j.p0+pc, i0, kc, mc, kp)
+			rsa, csa, panelStride = kp, 1, mr*kp
+		default:
+			packColPairs(ws, ws.a[:mcPad*kp], j.a, j.lda, j.p0+pc, i0, kc, mc, kp, mr)
 			rsa, csa, panelStride = 1, mr, mr*kp
 		}
 		bBlock := j.bp[pc/2*j.ncPad:]
@@ -287,7 +313,7 @@ func (j *bf16Job) compute(ws *bf16Workspace, mi, ni int) {
 				ap := &ws.a[ir/mr*panelStride]
 				mrEff := min(mr, mc-ir)
 				cc := c[ir*j.ldc+jr:]
-				if mrEff == mr && nrEff == nr {
+				if mrEff == mr && nrEff == nr && (!kern.amx || j.alpha == 1 && (beta == 0 || beta == 1)) {
 					kern.fn(kp, ap, rsa, csa, bp, &cc[0], j.ldc, j.alpha, beta)
 					continue
 				}
@@ -314,14 +340,19 @@ func (j *bf16Job) compute(ws *bf16Workspace, mi, ni int) {
 // packColPairs packs the kc x nc block at (p0, j0) of a row-major matrix s
 // (row stride ld; element (p, j) at s[(p0+p)*ld+j0+j]) into ceil(nc/w)
 // panels of w columns of bfloat16 pairs along p: panel r holds pair (q, j)
-// at dst[r*w*kp+q*w+j], kp = ceil(kc/2); padding is zero. It packs a
+// at dst[r*w*kp+q*w+j], kp >= ceil(kc/2); padding is zero. It packs a
 // non-transposed B (w = nr) and a transposed A (w = mr).
-func packColPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, j0, kc, nc, w int) {
-	kp := ceilDiv(kc, 2)
+func packColPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, j0, kc, nc, kp, w int) {
 	ws.lo = growU16(ws.lo, nc)
 	ws.hi = growU16(ws.hi, nc)
 	lo, hi := ws.lo[:nc], ws.hi[:nc]
 	for q := 0; q < kp; q++ {
+		if 2*q >= kc {
+			for jr := 0; jr < nc; jr += w {
+				clear(dst[jr*kp+q*w:][:w])
+			}
+			continue
+		}
 		f32ToBF16(lo, s[(p0+2*q)*ld+j0:][:nc], true)
 		if 2*q+1 < kc {
 			f32ToBF16(hi, s[(p0+2*q+1)*ld+j0:][:nc], true)
@@ -343,21 +374,42 @@ func packColPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, j0, kc, 
 // packRowPairs packs the kc x nc block at (p0, j0) of the transpose of a
 // row-major matrix s (element (p, j) at s[(j0+j)*ld+p0+p], as a transposed
 // B) into the panel layout of packColPairs.
-func packRowPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, j0, p0, nc, kc, w int) {
-	kp := ceilDiv(kc, 2)
+func packRowPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, j0, p0, nc, kc, kp, w int) {
 	ws.row = growU32(ws.row, kp)
 	row := ws.row[:kp]
+	clear(row[ceilDiv(kc, 2):])
 	for jr := 0; jr < nc; jr += w {
 		d := dst[jr*kp : (jr+w)*kp]
 		wEff := min(w, nc-jr)
 		for jj := 0; jj < wEff; jj++ {
-			cvtPairs(row, s[(j0+jr+jj)*ld+p0:][:kc])
+			cvtPairs(row[:ceilDiv(kc, 2)], s[(j0+jr+jj)*ld+p0:][:kc])
 			for q, v := range row {
 				d[q*w+jj] = v
 			}
 		}
 		for q := 0; q < kp; q++ {
 			clear(d[q*w+wEff : q*w+w])
+		}
+	}
+}
+
+// packTransRows packs the mc x kc block at (i0, p0) of op(A) for a
+// transposed A (element (i, p) at s[(p0+p)*ld+i0+i]) in row layout: pair
+// (i, q) at dst[i*kp+q], kp >= ceil(kc/2), padding zero (rows past mc too).
+func packTransRows(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, i0, kc, mc, kp int) {
+	clear(dst)
+	ws.lo = growU16(ws.lo, mc)
+	ws.hi = growU16(ws.hi, mc)
+	lo, hi := ws.lo[:mc], ws.hi[:mc]
+	for q := 0; 2*q < kc; q++ {
+		f32ToBF16(lo, s[(p0+2*q)*ld+i0:][:mc], true)
+		if 2*q+1 < kc {
+			f32ToBF16(hi, s[(p0+2*q+1)*ld+i0:][:mc], true)
+		} else {
+			clear(hi)
+		}
+		for i, l := range lo {
+			dst[i*kp+q] = uint32(l) | uint32(hi[i])<<16
 		}
 	}
 }

@@ -75,12 +75,17 @@ func BenchmarkBF16Kernel(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 10))
 	for _, kern := range availableBF16Kernels {
 		for _, kp := range []int{5, 32, 192} {
+			rsa, csa := 1, kern.mr
+			if kern.amx { // row layout, whole 16-pair steps
+				kp = max(16, kp/16*16)
+				rsa, csa = kp, 1
+			}
 			b.Run(fmt.Sprintf("%s/k=%d", kern.name, 2*kp), func(b *testing.B) {
 				a := randPairs(r, kern.mr*kp)
 				bp := randPairs(r, kern.nr*kp)
 				c := alignedFloats(kern.mr * kern.nr)
 				for b.Loop() {
-					kern.fn(kp, &a[0], 1, kern.mr, &bp[0], &c[0], kern.nr, 1, 0)
+					kern.fn(kp, &a[0], rsa, csa, &bp[0], &c[0], kern.nr, 1, 0)
 				}
 				b.ReportMetric(4*float64(kern.mr*kern.nr*kp)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
