@@ -11,11 +11,10 @@
 //
 // With -data auto (the default) it reads Keras' imdb.npz where it is
 // (~/.keras/datasets, $KERAS_HOME/datasets, $GOKERAS_DATASETS) and, if it
-// is nowhere, generates a sequence task that takes attention to learn:
-// every sequence holds the tokens A and B, and the label says whether some
-// A is immediately followed by B (A and B elsewhere, or B before A, are
-// negatives), so neither the tokens' presence nor their counts tell the
-// classes apart; only their order and adjacency do. Each epoch ends with
+// is nowhere, generates a task that a bag of words cannot solve: every
+// sequence (10 to 20 tokens, padded to 20) holds the tokens A and B once
+// among random tokens, and the label says whether A comes before B, so
+// only the tokens' positions tell the classes apart. Each epoch ends with
 // Keras' line; the program closes with the final validation accuracy.
 package main
 
@@ -41,10 +40,12 @@ import (
 
 // The tutorial's parameters.
 const (
-	embedDim = 32 // embedding size for each token
-	numHeads = 2  // attention heads
-	ffDim    = 32 // hidden layer size of the feed-forward network in the transformer
-	rate     = 0.1
+	imdbMaxLen      = 200 // maxlen: IMDB reviews are cut or padded to 200 tokens
+	syntheticMaxLen = 20  // the generated task's sequences (see orderTask)
+	embedDim        = 32  // embedding size for each token
+	numHeads        = 2   // attention heads
+	ffDim           = 32  // hidden layer size of the feed-forward network in the transformer
+	rate            = 0.1
 )
 
 // settings are the command line's.
@@ -60,7 +61,7 @@ func main() {
 	var s settings
 	flag.StringVar(&s.data, "data", "auto", `"imdb" (Keras' imdb.npz, downloaded if missing), "synthetic" (the generated task), or "auto" (IMDB if found locally, else synthetic)`)
 	flag.IntVar(&s.vocab, "vocab", 20000, "vocabulary size (vocab_size: IMDB's num_words)")
-	flag.IntVar(&s.maxLen, "maxlen", 200, "tokens per sequence (maxlen)")
+	flag.IntVar(&s.maxLen, "maxlen", 0, "tokens per sequence (maxlen); 0: the tutorial's 200 for IMDB, 20 for the generated task")
 	flag.IntVar(&s.epochs, "epochs", 2, "training epochs")
 	flag.IntVar(&s.batchSize, "batch-size", 32, "batch size")
 	flag.IntVar(&s.steps, "steps", 0, "batches per epoch (0: the whole training set)")
@@ -69,7 +70,7 @@ func main() {
 	flag.IntVar(&s.verbose, "verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch")
 	flag.Int64Var(&s.seed, "seed", 0, "random seed for the generated data, the weights and the shuffling")
 	flag.Parse()
-	cli.MustCheck(cli.Positive("vocab", "maxlen", "epochs", "batch-size", "train", "val"), cli.NonNegative("steps"), cli.OneOf("verbose", 0, 1, 2))
+	cli.MustCheck(cli.Positive("vocab", "epochs", "batch-size", "train", "val"), cli.NonNegative("maxlen"), cli.NonNegative("steps"), cli.OneOf("verbose", 0, 1, 2))
 	if s.data != "auto" && s.data != "imdb" && s.data != "synthetic" {
 		fmt.Fprintf(os.Stderr, "transformer_classifier: -data %q: want auto, imdb or synthetic\n", s.data)
 		os.Exit(2)
@@ -82,11 +83,11 @@ func main() {
 // run trains the tutorial's model and returns the last validation accuracy.
 func run(s settings) (float64, error) {
 	layers.SetRandomSeed(uint64(s.seed))
-	xTrain, yTrain, xVal, yVal, err := loadData(s)
+	xTrain, yTrain, xVal, yVal, maxLen, err := loadData(s)
 	if err != nil {
 		return 0, err
 	}
-	model, err := buildModel(s.maxLen, s.vocab)
+	model, err := buildModel(maxLen, s.vocab)
 	if err != nil {
 		return 0, err
 	}
@@ -121,8 +122,9 @@ func run(s settings) (float64, error) {
 }
 
 // loadData returns padded token ids (float32, as gokeras' Embedding takes
-// them) and labels, from IMDB or from the generated task.
-func loadData(s settings) (xTrain, yTrain, xVal, yVal *tensor.Dense, err error) {
+// them) and labels, from IMDB or from the generated task, and the
+// sequences' length.
+func loadData(s settings) (xTrain, yTrain, xVal, yVal *tensor.Dense, maxLen int, err error) {
 	var train, val datasets.TextPair
 	useIMDB := s.data == "imdb"
 	if s.data != "synthetic" {
@@ -137,24 +139,30 @@ func loadData(s settings) (xTrain, yTrain, xVal, yVal *tensor.Dense, err error) 
 		case s.data == "auto" && errors.Is(err, datasets.ErrNotFound):
 			fmt.Println("imdb.npz not found (~/.keras/datasets, $KERAS_HOME, $GOKERAS_DATASETS): training on the generated task")
 		default:
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, 0, err
+		}
+	}
+	if s.maxLen == 0 {
+		s.maxLen = imdbMaxLen
+		if !useIMDB {
+			s.maxLen = syntheticMaxLen
 		}
 	}
 	if !useIMDB {
 		rng := rand.New(rand.NewPCG(uint64(s.seed), 17))
-		train = patternTask(s.trainSize, s.maxLen, s.vocab, rng)
-		val = patternTask(s.valSize, s.maxLen, s.vocab, rng)
+		train = orderTask(s.trainSize, s.maxLen, s.vocab, rng)
+		val = orderTask(s.valSize, s.maxLen, s.vocab, rng)
 	}
 	fmt.Println(len(train.X), "Training sequences")
 	fmt.Println(len(val.X), "Validation sequences")
 	pad := utils.PadConfig{MaxLen: s.maxLen}
 	if xTrain, err = utils.PadSequences(train.X, pad); err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, 0, err
 	}
 	if xVal, err = utils.PadSequences(val.X, pad); err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, 0, err
 	}
-	return xTrain, labels(train.Y), xVal, labels(val.Y), nil
+	return xTrain, labels(train.Y), xVal, labels(val.Y), s.maxLen, nil
 }
 
 func labels(y []int) *tensor.Dense {
@@ -171,58 +179,32 @@ const (
 	tokenB = 4
 )
 
-// patternTask generates n sequences of 10 to maxLen random tokens below
-// vocab, each holding A and B at least once; label 1 if some A is
-// immediately followed by B. Half the sequences are positives.
-func patternTask(n, maxLen, vocab int, rng *rand.Rand) datasets.TextPair {
+// orderTask generates n sequences of 10 to maxLen random tokens below
+// vocab (from 5 up), each holding A once and B once at random places;
+// label 1 if A comes before B. Both classes hold the same tokens: only
+// their order tells them apart, which the model learns through the
+// position embedding.
+func orderTask(n, maxLen, vocab int, rng *rand.Rand) datasets.TextPair {
 	p := datasets.TextPair{X: make([][]int, n), Y: make([]int, n)}
 	minLen := min(10, maxLen)
-	for i := range p.X {
-		l := minLen + rng.IntN(maxLen-minLen+1)
+	for k := range p.X {
+		l := max(minLen+rng.IntN(maxLen-minLen+1), 2)
 		x := make([]int, l)
 		for j := range x {
 			x[j] = 5 + rng.IntN(max(vocab-5, 1))
 		}
-		// One A and one B (for a positive, B right after A), then maybe
-		// one more of each, never over those.
-		used := map[int]bool{}
-		put := func(tok int) {
-			for range l {
-				if j := rng.IntN(l); !used[j] {
-					x[j], used[j] = tok, true
-					return
-				}
-			}
+		i := rng.IntN(l)
+		j := rng.IntN(l - 1)
+		if j >= i {
+			j++
 		}
-		if i%2 == 0 && l >= 2 {
-			j := rng.IntN(l - 1)
-			x[j], x[j+1] = tokenA, tokenB
-			used[j], used[j+1] = true, true
-		} else {
-			put(tokenA)
-			put(tokenB)
+		x[i], x[j] = tokenA, tokenB
+		p.X[k] = x
+		if i < j {
+			p.Y[k] = 1
 		}
-		if rng.IntN(2) == 0 {
-			put(tokenA)
-		}
-		if rng.IntN(2) == 0 {
-			put(tokenB)
-		}
-		p.X[i], p.Y[i] = x, adjacentAB(x)
 	}
 	return p
-}
-
-// adjacentAB is the label: 1 if some A is immediately followed by B (a
-// negative's random placements may make such a pair, so the label is read
-// from the sequence).
-func adjacentAB(x []int) int {
-	for j := 0; j+1 < len(x); j++ {
-		if x[j] == tokenA && x[j+1] == tokenB {
-			return 1
-		}
-	}
-	return 0
 }
 
 // buildModel is the tutorial's model.
