@@ -51,6 +51,16 @@ func lstmModel() ([]layers.Layer, error) {
 	}, nil
 }
 
+// longModel is an LSTM of 16 timesteps (run by the fused
+// ops.LSTMSequence) returning sequences into a GRU, then a Dense.
+func longModel() ([]layers.Layer, error) {
+	return []layers.Layer{
+		layers.NewLSTM(6, layers.WithInputShape(16, 3), layers.WithReturnSequences(true)),
+		layers.NewGRU(4),
+		layers.NewDense(10),
+	}, nil
+}
+
 // maskedModel reads padded ids: Embedding(mask_zero) into a
 // Bidirectional LSTM, whose masked steps keep their states.
 func maskedModel() ([]layers.Layer, error) {
@@ -72,8 +82,10 @@ func TestMirroredEquivalenceRecurrent(t *testing.T) {
 	}
 	x, y := sequences(33, 6, 5, 11)
 	ids, yIDs := tokens(33, 7, 12, 12)
+	xl, yl := sequences(33, 16, 3, 13)
 	for _, opt := range []string{"adam", "sgd"} {
 		t.Run("lstm_gru/"+opt, func(t *testing.T) { checkEquivalence(t, x, y, opt, lstmModel) })
 		t.Run("masked_bidirectional/"+opt, func(t *testing.T) { checkEquivalence(t, ids, yIDs, opt, maskedModel) })
+		t.Run("fused_lstm/"+opt, func(t *testing.T) { checkEquivalence(t, xl, yl, opt, longModel) })
 	}
 }

@@ -5,6 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/optimizers"
 )
 
 // The questions are distinct unordered pairs, padded and reversed, and
@@ -49,4 +54,30 @@ func TestRunFewSteps(t *testing.T) {
 	if err := run(400, 2, 32, 1, 0, 3, 2); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// BenchmarkTrainStep times one training step of the tutorial's model on a
+// batch of 32 questions (Fit on one batch, after a warm-up that traces).
+func BenchmarkTrainStep(b *testing.B) {
+	layers.SetRandomSeed(1)
+	qs, as := questions(32, rand.New(rand.NewPCG(1, 1)))
+	x, y := encode(qs, maxLen), encode(as, outLen)
+	m, err := buildModel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(), Loss: losses.NewCategoricalCrossentropy()}); err != nil {
+		b.Fatal(err)
+	}
+	cfg := keras.FitConfig{BatchSize: 32, NoShuffle: true, Verbose: keras.VerboseSilent}
+	if _, err := m.Fit(x, y, cfg); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := m.Fit(x, y, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
 }

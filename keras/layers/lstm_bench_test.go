@@ -57,11 +57,11 @@ func benchRecurrent(b *testing.B, mk func(units int) layers.Layer, batch, steps,
 // BenchmarkLSTMForwardBackward: LSTM returning sequences, as the fused
 // ops.LSTMSequence and as the loop unrolled into the graph.
 func BenchmarkLSTMForwardBackward(b *testing.B) {
-	for _, fused := range []bool{true, false} {
+	for _, mode := range []string{"on", "off"} {
 		for _, s := range lstmBenchShapes {
-			name := map[bool]string{true: "fused", false: "unrolled"}[fused]
+			name := map[string]string{"on": "fused", "off": "unrolled"}[mode]
 			b.Run(fmt.Sprintf("%s/b%d_t%d_f%d_u%d", name, s.batch, s.steps, s.features, s.units), func(b *testing.B) {
-				defer layers.SetFusedLSTM(layers.SetFusedLSTM(fused))
+				defer layers.SetFusedLSTM(layers.SetFusedLSTM(mode))
 				benchRecurrent(b, func(u int) layers.Layer { return layers.NewLSTM(u, layers.WithReturnSequences(true)) }, s.batch, s.steps, s.features, s.units)
 			})
 		}

@@ -4,10 +4,29 @@ import (
 	"github.com/gokeras/gokeras/ops"
 )
 
-// fusedLSTM selects ops.LSTMSequence (one op, hand-written BPTT) for LSTM
-// layers with Keras' default activations; false unrolls the loop into
-// the graph as for every other cell. Tests and benchmarks switch it.
-var fusedLSTM = true
+// fusedLSTM selects how LSTM layers with Keras' default activations run
+// their time loop: "auto" (the default) through ops.LSTMSequence (one op,
+// hand-written BPTT) from fusedMinSteps timesteps on and unrolled into
+// the graph below, "on" always fused, "off" always unrolled. Tests and
+// benchmarks switch it.
+var fusedLSTM = "auto"
+
+// fusedMinSteps is where the fused op starts to pay: measured in CPU time
+// per training step, it is 20% faster at 50 timesteps and a little slower
+// than the unrolled graph at 4 to 7 (keras/layers/lstm_bench_test.go,
+// examples/addition_rnn's BenchmarkTrainStep).
+const fusedMinSteps = 16
+
+// useFusedLSTM reports whether an LSTM of this many timesteps runs fused.
+func useFusedLSTM(steps int) bool {
+	switch fusedLSTM {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return steps >= fusedMinSteps
+}
 
 // runFusedLSTM is run for an LSTM cell through ops.LSTMSequence: the
 // input product of every timestep in one GEMM, then the whole time loop

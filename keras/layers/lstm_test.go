@@ -62,7 +62,7 @@ func runLSTMWithGrads(t *testing.T, l layers.Layer, x ops.Value, mask []float32)
 // into the graph, output and gradients, with masks, both directions,
 // sequences or the last output, zero_output_for_mask and no bias.
 func TestFusedLSTMEqualsUnrolled(t *testing.T) {
-	defer layers.SetFusedLSTM(layers.SetFusedLSTM(true))
+	defer layers.SetFusedLSTM(layers.SetFusedLSTM("on"))
 	rng := rand.New(rand.NewPCG(11, 12))
 	x := randValue(rng, ops.Shape{3, 6, 4})
 	mask := []float32{1, 1, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1}
@@ -82,9 +82,9 @@ func TestFusedLSTMEqualsUnrolled(t *testing.T) {
 		if _, err := layers.OutputShape(l, []ops.Shape{{-1, 6, 4}}); err != nil {
 			t.Fatal(err)
 		}
-		layers.SetFusedLSTM(true)
+		layers.SetFusedLSTM("on")
 		fused, kf := runLSTMWithGrads(t, l, x, tc.mask)
-		layers.SetFusedLSTM(false)
+		layers.SetFusedLSTM("off")
 		unrolled, ku := runLSTMWithGrads(t, l, x, tc.mask)
 		if !kf["LSTMSequence"] || !kf["LSTMSequenceGrad"] || ku["LSTMSequence"] {
 			t.Fatalf("%s: fused program kinds %v, unrolled %v", tc.name, kf, ku)

@@ -193,7 +193,7 @@ func (l *RNN) run(x ops.Tensor, initial []ops.Tensor, mask ops.Tensor, training 
 		}
 	}
 
-	if lc, ok := l.cell.(*LSTMCell); ok && fusedLSTM && lc.actName == "tanh" && lc.recActName == "sigmoid" &&
+	if lc, ok := l.cell.(*LSTMCell); ok && useFusedLSTM(steps) && lc.actName == "tanh" && lc.recActName == "sigmoid" &&
 		!(training && lc.cfg.rnn.recurrentDropout > 0) && (mask.IsNone() || (initial == nil && !o.stateful)) {
 		return l.runFusedLSTM(lc, x, states, kept, mask, training)
 	}

@@ -1,10 +1,10 @@
 package layers
 
-// SetFusedLSTM switches LSTM between ops.LSTMSequence and the unrolled
-// loop, for tests and benchmarks that compare them; it returns the
-// previous setting.
-func SetFusedLSTM(on bool) bool {
+// SetFusedLSTM sets how LSTM runs its time loop: "auto", "on" (always
+// ops.LSTMSequence) or "off" (always unrolled), for tests and benchmarks
+// that compare them; it returns the previous setting.
+func SetFusedLSTM(mode string) string {
 	old := fusedLSTM
-	fusedLSTM = on
+	fusedLSTM = mode
 	return old
 }
