@@ -391,3 +391,65 @@ func TestRecurrentErrors(t *testing.T) {
 		t.Error("RepeatVector on a rank-3 input: no error")
 	}
 }
+
+// Bidirectional over a user's cell takes its backward layer
+// (WithBackwardLayer); the forward RNN is the layer itself, and the
+// output concatenates the forward output with the backward one: each
+// equals the layer run alone.
+func TestBidirectionalBackwardLayer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	x := randValue(rng, ops.Shape{2, 4, 3})
+	fwd := layers.NewRNN(newMinimalCell(3))
+	bwd := layers.NewRNN(newMinimalCell(2), layers.WithGoBackwards(true))
+	bi := layers.NewBidirectional(fwd, layers.WithBackwardLayer(bwd))
+	if err := bi.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := layertest.Forward(t, bi, false, x)
+	if !got.Shape.Equal(ops.Shape{2, 5}) || len(bi.Weights()) != 4 {
+		t.Fatalf("output %v, %d weights", got.Shape, len(bi.Weights()))
+	}
+	f := layertest.Forward(t, fwd, false, x)
+	b := layertest.Forward(t, bwd, false, x)
+	for r := 0; r < 2; r++ {
+		want := append(append([]float32(nil), f.Data[r*3:r*3+3]...), b.Data[r*2:r*2+2]...)
+		for j, w := range want {
+			if got.Data[r*5+j] != w {
+				t.Fatalf("row %d: %v, want %v", r, got.Data[r*5:r*5+5], want)
+			}
+		}
+	}
+	if err := layers.NewBidirectional(fwd, layers.WithBackwardLayer(layers.NewRNN(newMinimalCell(2)))).Err(); err == nil || !strings.Contains(err.Error(), "other direction") {
+		t.Errorf("a backward layer reading forwards: %v", err)
+	}
+}
+
+// Bidirectional's CallWithStates returns the forward states, then the
+// backward ones ([h, c] each for LSTM).
+func TestBidirectionalStates(t *testing.T) {
+	bi := layers.NewBidirectional(layers.NewLSTM(3))
+	if _, err := layers.OutputShape(bi, []ops.Shape{{-1, 4, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	tr := ops.NewTrace(false, 0, 1)
+	x := tr.Constant(ops.Shape{2, 4, 2}, randValue(rand.New(rand.NewPCG(2, 2)), ops.Shape{2, 4, 2}).Data)
+	y, st := bi.CallWithStates(x, nil, false)
+	if len(st) != 4 || !y.Shape().Equal(ops.Shape{2, 6}) {
+		t.Fatalf("output %v, %d states", y.Shape(), len(st))
+	}
+	p, err := engine.Compile(tr, []ops.Tensor{y, st[0], st[2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Run(engine.Single{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < 2; r++ {
+		for j := 0; j < 3; j++ {
+			if out[0].Data[r*6+j] != out[1].Data[r*3+j] || out[0].Data[r*6+3+j] != out[2].Data[r*3+j] {
+				t.Fatalf("output %v, forward h %v, backward h %v", out[0].Data, out[1].Data, out[2].Data)
+			}
+		}
+	}
+}
