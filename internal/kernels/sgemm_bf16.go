@@ -23,6 +23,9 @@ type bf16KernelImpl struct {
 	// amx marks the AMX kernel: kp a multiple of 16, A always in row
 	// layout, and only alpha = 1, beta = 0 or 1 (see bf16Kernel32x32AMX).
 	amx bool
+	// kc overrides bf16BlockKC (the AMX kernel's fixed cost per call wants
+	// deeper blocks).
+	kc int
 }
 
 // kpAlign is the multiple of k-pairs the kernel consumes per call.
@@ -111,10 +114,22 @@ var (
 // arguments, row-major, same handling of beta == 0, alpha == 0 and k == 0),
 // but with the elements of op(A) and op(B) first rounded to bfloat16 (to
 // nearest even; float32 subnormals become zero) and the products accumulated
-// in float32. On CPUs with AVX512_BF16 it runs on VDPBF16PS at up to twice
-// Sgemm's rate; elsewhere (and under the noasm tag) a pure-Go kernel computes
-// the same sums in the same order, so the results agree except where a
-// partial sum underflows below 2^-126 (the instruction flushes it to zero).
+// in float32. Its kernel is chosen at start-up (BF16KernelName):
+//
+//   - "amx-32x32": AMX TDPBF16PS tiles, on Linux CPUs with AMX_BF16 once
+//     the kernel grants the process the tile state (GOKERAS_NO_AMX=1 turns
+//     it off). Several times Sgemm's rate; for k < 32 the tiles would
+//     mostly multiply padding, so such calls run Sgemm on rounded copies.
+//   - "avx512bf16-14x32": VDPBF16PS, on CPUs with AVX512_BF16 but no
+//     usable AMX. Note that some CPUs (Sapphire Rapids among them) issue
+//     VDPBF16PS at half the rate of FMA, which makes it slower than Sgemm.
+//   - "go-4x16": the pure-Go twin (noasm builds, other CPUs), which
+//     computes the same sums in the same order as the VDPBF16PS kernel, so
+//     their results are equal except where a partial sum underflows below
+//     2^-126 (the instruction flushes it to zero).
+//
+// All of them agree with a float64 product of the rounded inputs to within
+// float32 summation error (about k*2^-24 relative to the sum of |terms|).
 func SgemmBF16(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkArgs(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 {
@@ -122,6 +137,10 @@ func SgemmBF16(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 	}
 	if alpha == 0 || k == 0 {
 		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	if activeBF16.amx && k < bf16AMXMinK {
+		sgemmRoundedBF16(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	sgemmBF16With(activeBF16, Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
@@ -206,7 +225,11 @@ func (j *bf16Job) plan(nt int) {
 	nPanels := ceilDiv(j.nc, nr)
 	j.ncPad = nPanels * nr
 	kunit := 2 * j.kern.kpAlign()
-	j.kcMax = splitEven(j.kb, max(bf16BlockKC/kunit, 1)*kunit, kunit)
+	kc := bf16BlockKC
+	if j.kern.kc > 0 {
+		kc = j.kern.kc
+	}
+	j.kcMax = splitEven(j.kb, max(kc/kunit, 1)*kunit, kunit)
 	j.packItems = ceilDiv(j.kb, j.kcMax)
 	mPanels := ceilDiv(j.m, mr)
 	mcPanels, target := mPanels, 1
@@ -396,21 +419,79 @@ func packRowPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, j0, p0, nc, 
 // packTransRows packs the mc x kc block at (i0, p0) of op(A) for a
 // transposed A (element (i, p) at s[(p0+p)*ld+i0+i]) in row layout: pair
 // (i, q) at dst[i*kp+q], kp >= ceil(kc/2), padding zero (rows past mc too).
+// It converts 16 pairs of source rows at a time so that each destination
+// row gets a run of 16 words.
 func packTransRows(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, i0, kc, mc, kp int) {
-	clear(dst)
-	ws.lo = growU16(ws.lo, mc)
-	ws.hi = growU16(ws.hi, mc)
-	lo, hi := ws.lo[:mc], ws.hi[:mc]
-	for q := 0; 2*q < kc; q++ {
-		f32ToBF16(lo, s[(p0+2*q)*ld+i0:][:mc], true)
-		if 2*q+1 < kc {
-			f32ToBF16(hi, s[(p0+2*q+1)*ld+i0:][:mc], true)
-		} else {
-			clear(hi)
+	const g = 16
+	ws.lo = growU16(ws.lo, g*mc)
+	ws.hi = growU16(ws.hi, g*mc)
+	for q0 := 0; q0 < kp; q0 += g {
+		qn := min(g, kp-q0)
+		for qq := 0; qq < qn; qq++ {
+			p := 2 * (q0 + qq)
+			lo, hi := ws.lo[qq*mc:(qq+1)*mc], ws.hi[qq*mc:(qq+1)*mc]
+			if p < kc {
+				f32ToBF16(lo, s[(p0+p)*ld+i0:][:mc], true)
+			} else {
+				clear(lo)
+			}
+			if p+1 < kc {
+				f32ToBF16(hi, s[(p0+p+1)*ld+i0:][:mc], true)
+			} else {
+				clear(hi)
+			}
 		}
-		for i, l := range lo {
-			dst[i*kp+q] = uint32(l) | uint32(hi[i])<<16
+		lo, hi := ws.lo[:qn*mc], ws.hi[:qn*mc]
+		for i := 0; i < mc; i++ {
+			d := dst[i*kp+q0 : i*kp+q0+qn]
+			for qq := range d {
+				d[qq] = uint32(lo[qq*mc+i]) | uint32(hi[qq*mc+i])<<16
+			}
 		}
+	}
+	clear(dst[mc*kp:])
+}
+
+// bf16AMXMinK: below this depth the AMX kernel (16-pair steps) would mostly
+// multiply padding, so SgemmBF16 rounds copies of A and B and runs Sgemm.
+var bf16AMXMinK = 32
+
+// sgemmRoundedBF16 computes SgemmBF16 as Sgemm on copies of A and B rounded
+// to bfloat16 (the same products, summed by the float32 kernel).
+func sgemmRoundedBF16(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	rowsA, rowsB := m, k
+	if transA {
+		rowsA = k
+	}
+	if transB {
+		rowsB = n
+	}
+	colsA, colsB := k, n
+	if transA {
+		colsA = m
+	}
+	if transB {
+		colsB = k
+	}
+	ws := bf16WSPool.Get().(*bf16Workspace)
+	defer bf16WSPool.Put(ws)
+	na, nb := (rowsA-1)*lda+colsA, (rowsB-1)*ldb+colsB
+	ws.tmp = grow(ws.tmp, na+nb)
+	ra, rb := ws.tmp[:na], ws.tmp[na:na+nb]
+	roundBF16FTZ(ra, a[:na])
+	roundBF16FTZ(rb, b[:nb])
+	sgemmWith(active, Threads(), transA, transB, m, n, k, alpha, ra, lda, rb, ldb, beta, c, ldc)
+}
+
+// roundBF16FTZ is RoundBF16 with float32 subnormals flushed to zero, the
+// rounding of SgemmBF16's packing.
+func roundBF16FTZ(dst, src []float32) {
+	var buf [256]uint16
+	for len(src) > 0 {
+		n := min(len(src), len(buf))
+		f32ToBF16(buf[:n], src[:n], true)
+		bf16ToF32(dst[:n], buf[:n])
+		src, dst = src[n:], dst[n:]
 	}
 }
 

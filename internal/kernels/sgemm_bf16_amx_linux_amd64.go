@@ -33,7 +33,7 @@ var amxTileConfig = func() (cfg [64]byte) {
 	return cfg
 }()
 
-var bf16KernelAMX = &bf16KernelImpl{name: "amx-32x32", mr: 32, nr: 32, fn: bf16Kernel32x32AMX, amx: true}
+var bf16KernelAMX = &bf16KernelImpl{name: "amx-32x32", mr: 32, nr: 32, fn: bf16Kernel32x32AMX, amx: true, kc: 1024}
 
 // amxUsable asks Linux for permission to use the AMX tile data state
 // (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA), which the kernel

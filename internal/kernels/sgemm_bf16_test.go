@@ -84,7 +84,7 @@ func TestBF16KernelsMatchGoTwin(t *testing.T) {
 // with a float64 reference over the bfloat16-rounded inputs: the error of
 // a float32 sum of k exact products is at most about k*2^-24 times the sum
 // of their magnitudes. It also checks that nothing outside the m x n window
-// of C is written, and returns C.
+// of C is written, and returns C. A nil kern runs the exported SgemmBF16.
 func checkGemmBF16(t *testing.T, kern *bf16KernelImpl, nt int, r *rand.Rand, transA, transB bool, m, n, k int, alpha, beta float32) []float32 {
 	t.Helper()
 	rowsA, colsA := m, k
@@ -103,7 +103,7 @@ func checkGemmBF16(t *testing.T, kern *bf16KernelImpl, nt int, r *rand.Rand, tra
 	if beta == 0 {
 		c[0] = float32(math.NaN()) // must not be read
 	}
-	if alpha == 0 || k == 0 {
+	if kern == nil || alpha == 0 || k == 0 {
 		SgemmBF16(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	} else {
 		sgemmBF16With(kern, nt, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
@@ -131,7 +131,7 @@ func checkGemmBF16(t *testing.T, kern *bf16KernelImpl, nt int, r *rand.Rand, tra
 			got := c[i*ldc+j]
 			if j >= n {
 				if got != c0[i*ldc+j] {
-					t.Fatalf("%s m=%d n=%d k=%d: wrote C(%d,%d) outside the window", kern.name, m, n, k, i, j)
+					t.Fatalf("%s m=%d n=%d k=%d: wrote C(%d,%d) outside the window", kernName(kern), m, n, k, i, j)
 				}
 				continue
 			}
@@ -150,11 +150,23 @@ func checkGemmBF16(t *testing.T, kern *bf16KernelImpl, nt int, r *rand.Rand, tra
 			tol := float64(k+3)*0x1p-24*mag + 1e-30
 			if d := math.Abs(float64(got) - ref); !(d <= tol) {
 				t.Fatalf("%s transA=%v transB=%v m=%d n=%d k=%d alpha=%v beta=%v: C(%d,%d) = %v, reference %v (|diff| %g > %g)",
-					kern.name, transA, transB, m, n, k, alpha, beta, i, j, got, ref, d, tol)
+					kernName(kern), transA, transB, m, n, k, alpha, beta, i, j, got, ref, d, tol)
 			}
 		}
 	}
 	return c
+}
+
+// TestSgemmBF16Public runs the exported entry point, which also takes the
+// small-k route (rounded copies and Sgemm) when the kernel is AMX.
+func TestSgemmBF16Public(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, s := range []gemmCase{{100, 40, 9}, {7, 13, 5}, {33, 70, 31}, {33, 70, 32}, {65, 33, 129}} {
+		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			checkGemmBF16(t, nil, 0, r, tr[0], tr[1], s.m, s.n, s.k, 1, 0)
+			checkGemmBF16(t, nil, 0, r, tr[0], tr[1], s.m, s.n, s.k, 0.5, -1)
+		}
+	}
 }
 
 func TestSgemmBF16(t *testing.T) {
@@ -237,4 +249,11 @@ func ExampleSgemmBF16() {
 	SgemmBF16(false, false, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2)
 	fmt.Println(c)
 	// Output: [2.5 2.25 5.5 4.75]
+}
+
+func kernName(k *bf16KernelImpl) string {
+	if k == nil {
+		return "SgemmBF16"
+	}
+	return k.name
 }
