@@ -457,6 +457,10 @@ func TestInteropWriteForKeras(t *testing.T) {
 		if err := m.SaveWeights(filepath.Join(dir, name+".weights.h5")); err != nil {
 			t.Fatal(err)
 		}
+		if err := m.Save(filepath.Join(dir, name+"_legacy.h5")); err != nil {
+			t.Fatal(err)
+		}
+		c.Files["legacy"] = name + "_legacy.h5"
 		if name != "resnet" && name != "two_io" { // a bias before BatchNormalization
 			x, y := ioBatch(r, m, name, 4)
 			xs, ys := ioArrays(x), ioArrays(y)

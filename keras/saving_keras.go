@@ -21,11 +21,21 @@ import (
 // its structure key, as [Model.SaveWeights] writes a .weights.h5 file,
 // with the optimizer's variables). [LoadModel] reads it back. Like Keras,
 // Save wants the .keras extension.
+//
+// A name ending in .h5 writes the legacy Keras 2 format instead, as Keras
+// 3 still does (without the optimizer's state; see
+// saving_legacy_h5_write.go); LoadModel and Python Keras read it.
 func (m *Model) Save(path string) error {
-	if !strings.HasSuffix(path, ".keras") {
-		return fmt.Errorf("keras: Save %s: the file name must end in .keras, the native Keras format (use SaveWeights with a .weights.h5 name for the weights alone)", path)
+	var err error
+	switch {
+	case strings.HasSuffix(path, ".keras"):
+		err = m.save(path)
+	case strings.HasSuffix(path, ".h5"):
+		err = m.saveLegacyH5(path)
+	default:
+		return fmt.Errorf("keras: Save %s: the file name must end in .keras, the native Keras format (or .h5 for the legacy Keras 2 format; use SaveWeights with a .weights.h5 name for the weights alone)", path)
 	}
-	if err := m.save(path); err != nil {
+	if err != nil {
 		return fmt.Errorf("keras: Save %s: %w", path, err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/gokeras/gokeras/internal/hdf5"
+	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -97,7 +98,7 @@ func (m *Model) legacyH5Restore(root *hdf5.Group) (func() error, error) {
 	var withWeights [][]*ops.Variable
 	var layerNames []string
 	for _, l := range m.Layers() {
-		if ws := l.Weights(); len(ws) > 0 {
+		if ws := legacyWeights(l); len(ws) > 0 {
 			withWeights = append(withWeights, ws)
 			layerNames = append(layerNames, l.Name())
 		}
@@ -133,6 +134,13 @@ func (m *Model) legacyH5Restore(root *hdf5.Group) (func() error, error) {
 		}
 	}
 	return func() error { return assignAll(vars, vals) }, nil
+}
+
+// legacyWeights is a layer's weights in Keras' legacy order: its
+// trainable weights then its non-trainable ones, across its sublayers (a
+// nested model: all trainable weights of its layers first).
+func legacyWeights(l layers.Layer) []*ops.Variable {
+	return append(l.TrainableWeights(), l.NonTrainableWeights()...)
 }
 
 func sameShape(a []int, b ops.Shape) bool {

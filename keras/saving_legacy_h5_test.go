@@ -3,6 +3,7 @@ package keras
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/gokeras/gokeras/internal/hdf5"
@@ -128,4 +129,43 @@ func TestLoadKeras2Files(t *testing.T) {
 	} else {
 		t.Log(err)
 	}
+}
+
+// TestSaveLegacyH5RoundTrip: Save to a .h5 name writes the legacy format,
+// which LoadModel reads back to a model predicting the same (the
+// interop models: Sequential, functional with two inputs, recurrent,
+// nested); interop_check.py checks that Python Keras reads it too.
+func TestSaveLegacyH5RoundTrip(t *testing.T) {
+	for _, name := range []string{"cnn", "two_io", "rnn", "nested"} {
+		m := interopModels[name](t)
+		path := filepath.Join(t.TempDir(), name+".h5")
+		if err := m.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		back, err := LoadModel(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var ins []interopArray
+		for k, s := range interopInputShapes[name] {
+			ins = append(ins, interopArray{Shape: s, Data: legacyValues(s[0]*s[1]*max(1, sizeOf(s[2:])), float32(k+1))})
+		}
+		want, got := ioPredict(t, m, ins), ioPredict(t, back, ins)
+		for i := range want {
+			if !slices.Equal(want[i], got[i]) {
+				t.Errorf("%s: output %d differs after a legacy .h5 round trip", name, i)
+			}
+		}
+		if back.Optimizer() == nil || typeName(back.Optimizer()) != typeName(m.Optimizer()) {
+			t.Errorf("%s: compiled with %v, want %s", name, back.Optimizer(), typeName(m.Optimizer()))
+		}
+	}
+}
+
+func sizeOf(s []int) int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
 }

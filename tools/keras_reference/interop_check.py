@@ -17,7 +17,9 @@ For every <name>.json the Go test wrote beside <name>.keras and
    the file's;
 4. loads <name>.weights.h5 into the loaded model with load_weights and
    predicts the same outputs again;
-5. where the case has one (Continue), trains the loaded model one more
+5. loads <name>_legacy.h5 (the legacy Keras 2 format gokeras writes for
+   a .h5 name), where the case lists one, and predicts the same outputs;
+6. where the case has one (Continue), trains the loaded model one more
    step on gokeras' batch and predicts gokeras' outputs after that step:
    the optimizer's state (step count, learning rate, slots) means to
    Keras what it meant to gokeras.
@@ -122,6 +124,13 @@ def check(dir_, case):
     ys = predict(fresh, case["Inputs"])
     for i, (y, o) in enumerate(zip(ys, case["Outputs"])):
         close(f"load_weights output {i}", y, o["Data"])
+    legacy = ""
+    if case["Files"].get("legacy"):
+        # The legacy Keras 2 .h5 model gokeras' Save writes for a .h5 name.
+        lm = keras.saving.load_model(os.path.join(dir_, case["Files"]["legacy"]))
+        for i, (y, o) in enumerate(zip(predict(lm, case["Inputs"]), case["Outputs"])):
+            close(f"legacy .h5 output {i}", y, o["Data"])
+        legacy = "; legacy .h5 ok"
     cont = ""
     if case.get("Continue"):
         c = case["Continue"]
@@ -133,7 +142,7 @@ def check(dir_, case):
         w = max(close(f"after one more step, output {i}", y, o["Data"]) for i, (y, o) in enumerate(zip(after, c["Outputs"])))
         cont = f"; one more {type(model.optimizer).__name__} step as gokeras' (worst relative {w:.3g})"
     print(f"ok    {name}: Keras predicts gokeras' outputs (worst relative {worst:.3g}); "
-          f"{n_vars} datasets at Keras' paths and shapes; load_weights ok{cont}")
+          f"{n_vars} datasets at Keras' paths and shapes; load_weights ok{legacy}{cont}")
 
 
 def main():
