@@ -21,7 +21,8 @@ import (
 // "optimizer/vars/2"; see saving_structure.go), so that a model rebuilt
 // with the same architecture loads them whatever its layers are called.
 // Legacy Keras 2 .h5 files (whole-model and weights-only) are read too
-// (saving_legacy_h5.go). Weights may also go to npz archives under the
+// (saving_legacy_h5.go), and Save to a .h5 name writes the legacy model
+// format, as Keras 3 does (saving_legacy_h5_write.go). Weights may also go to npz archives under the
 // same keys, for NumPy. Checkpoints (SaveCheckpoint, BackupAndRestore) are
 // npz archives keyed the same way with the optimizer's variables, the
 // epoch and the CRC-32C of every array ("checkpoint/crc32c"), verified on
@@ -34,7 +35,8 @@ import (
 // data are refused, and .keras members are read up to what a real file of
 // their kind needs (see saving_npz.go and saving_keras.go). Formats:
 // saving_structure.go (structure keys), saving_h5weights.go (Keras 3
-// weights files), saving_legacy_h5.go (Keras 2 files), saving_weights.go
+// weights files), saving_legacy_h5.go and saving_legacy_h5_write.go
+// (Keras 2 files), saving_weights.go
 // (SaveWeights, LoadWeights, checkpoints), saving_keras.go (.keras
 // archives), saving_config.go and saving_compile.go (their config.json),
 // saving_npz.go and saving_npy.go (the npz and npy formats).
