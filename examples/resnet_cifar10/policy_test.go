@@ -1,0 +1,43 @@
+package main
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gokeras/gokeras/examples/internal/cli"
+	"github.com/gokeras/gokeras/examples/internal/models"
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/mixedprecision"
+	"github.com/gokeras/gokeras/keras/optimizers"
+)
+
+// TestShortRunMixedFloat16 is TestShortRunTwoReplicas under -policy
+// mixed_float16: the ResNet (batch normalization in float32, dynamic loss
+// scaling) trains on two replicas, its loss finite and going down.
+func TestShortRunMixedFloat16(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a ResNet for a few steps")
+	}
+	if err := cli.SetPolicy("mixed_float16"); err != nil {
+		t.Fatal(err)
+	}
+	defer mixedprecision.SetGlobal(mixedprecision.DTypePolicy{})
+	dir := t.TempDir()
+	writeCIFAR(t, dir, 16)
+	hist, err := run(2, 3, 8, 0, 0, 1, dir, keras.VerboseSilent, false, 0, models.KerasInit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := hist.History["loss"]
+	for _, l := range loss {
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			t.Fatalf("loss %v", loss)
+		}
+	}
+	if len(loss) != 3 || !(loss[2] < loss[0]) {
+		t.Errorf("loss did not go down over 3 epochs: %v", loss)
+	}
+	if _, ok := hist.Model.Optimizer().(*optimizers.LossScaleOptimizer); !ok {
+		t.Errorf("optimizer %T, want a LossScaleOptimizer", hist.Model.Optimizer())
+	}
+}
