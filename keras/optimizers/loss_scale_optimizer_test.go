@@ -338,3 +338,62 @@ func TestLossScaleOptimizerErrors(t *testing.T) {
 		t.Error("a gradient of the wrong size was accepted")
 	}
 }
+
+// TestLossScaleOptimizerCustomLoop: a custom loop's gradients of
+// ScaleLoss(loss), unscaled by GetUnscaledGradients, are the gradients of
+// loss; given to ApplyGradients scaled, they make the same step as the
+// inner optimizer given the unscaled ones.
+func TestLossScaleOptimizerCustomLoop(t *testing.T) {
+	o := NewLossScaleOptimizer(NewSGD(LearningRate(0.1)), InitialScale(1024))
+	ref := NewSGD(LearningRate(0.1))
+	w := ops.NewVariable("w", ops.Shape{3}, []float32{1, -2, 0.5}, true)
+	w2 := ops.NewVariable("w2", ops.Shape{3}, []float32{1, -2, 0.5}, true)
+	build := func(v *ops.Variable, scaled bool) (*ops.Trace, ops.Tensor, []ops.Tensor) {
+		tr := ops.NewTrace(true, 0, 0)
+		loss := ops.Sum(ops.Square(tr.Read(v)), false)
+		target := loss
+		if scaled {
+			target = o.ScaleLoss(loss)
+		}
+		g, err := ops.Gradients(target, []*ops.Variable{v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr, loss, g
+	}
+	tr, _, g := build(w, true)
+	un := o.GetUnscaledGradients(g)
+	if err := o.ApplyGradients(g, []*ops.Variable{w}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Compile(tr, []ops.Tensor{g[0], un[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr2, _, g2 := build(w2, false)
+	if err := ref.ApplyGradients(g2, []*ops.Variable{w2}); err != nil {
+		t.Fatal(err)
+	}
+	p2, err := engine.Compile(tr2, []ops.Tensor{g2[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for step := range 3 {
+		vals, err := p.Run(engine.Single{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refVals, err := p2.Run(engine.Single{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 3 {
+			if vals[1].Data[j] != refVals[0].Data[j] || vals[0].Data[j] != 1024*refVals[0].Data[j] {
+				t.Errorf("step %d: scaled %v unscaled %v, want %v", step, vals[0].Data, vals[1].Data, refVals[0].Data)
+			}
+			if w.Data(0)[j] != w2.Data(0)[j] {
+				t.Errorf("step %d: weights %v, inner optimizer alone %v", step, w.Data(0), w2.Data(0))
+			}
+		}
+	}
+}
