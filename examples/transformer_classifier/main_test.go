@@ -82,3 +82,20 @@ func TestRunFewSteps(t *testing.T) {
 		t.Errorf("val_accuracy %v", acc)
 	}
 }
+
+// With imdb.npz in a $GOKERAS_DATASETS folder (the datasets package's
+// small fixture), -data auto trains on it.
+func TestRunIMDBFixture(t *testing.T) {
+	t.Setenv("KERAS_HOME", t.TempDir())
+	t.Setenv("GOKERAS_DATASETS", "../../datasets/testdata/text")
+	_, _, _, _, maxLen, err := loadData(settings{data: "auto", vocab: 100, trainSize: 1, valSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if maxLen != imdbMaxLen {
+		t.Errorf("maxlen %d on IMDB, want %d", maxLen, imdbMaxLen)
+	}
+	if _, err := run(settings{data: "imdb", vocab: 100, maxLen: 30, epochs: 1, batchSize: 8, steps: 2, verbose: 0, seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+}
