@@ -99,3 +99,22 @@ func TestRunIMDBFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The tutorial's model has keras.io's parameter count: token and
+// position embeddings 20000*32 + 200*32, the block's attention
+// 3*(32*2*32 + 2*32) + (2*32*32 + 32), its feed-forward 2*(32*32 + 32) and
+// normalizations 2*2*32, then Dense 32*20 + 20 and 20*2 + 2.
+func TestModelParams(t *testing.T) {
+	m, err := buildModel(200, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 20000*32 + 200*32 + 3*(32*2*32+2*32) + (2*32*32 + 32) + 2*(32*32+32) + 2*2*32 + 32*20 + 20 + 20*2 + 2
+	got := 0
+	for _, w := range m.Weights() {
+		got += w.Shape().Size()
+	}
+	if got != want {
+		t.Errorf("%d parameters, want %d", got, want)
+	}
+}
