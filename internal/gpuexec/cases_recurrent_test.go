@@ -5,11 +5,11 @@ import (
 	"github.com/gokeras/gokeras/ops"
 )
 
-// The recurrent layers on the device: LSTM of 16 timesteps or more runs
-// as ops.LSTMSequence and its gradient LSTMSequenceGrad (the op kinds they
-// add; CPU kernels, which the device executor falls back to), shorter
-// LSTMs, GRU and SimpleRNN as their time loop unrolled into MatMul, Slice,
-// Concat, Reverse, the activations and the elementwise ops. The cases cover masks, go_backwards, both GRU variants
+// The recurrent layers on the device: LSTM and GRU of 16 timesteps or
+// more run as ops.LSTMSequence / ops.GRUSequence and their gradients (the
+// op kinds they add; CPU kernels, which the device executor falls back
+// to), shorter ones and SimpleRNN as their time loop unrolled into MatMul,
+// Slice, Concat, Reverse, the activations and the elementwise ops. The cases cover masks, go_backwards, both GRU variants
 // and Bidirectional, with seeded weights so that the CPU and device builds
 // are the same graph.
 func init() {
@@ -32,6 +32,11 @@ func init() {
 			build: func(tr *ops.Trace, in []ops.Tensor) ops.Tensor {
 				p := ops.LSTMSequence(in[0], in[1], in[2], in[3], tr.Constant(ops.Shape{2, 3}, []float32{1, 0, 1, 1, 1, 0}))
 				return ops.Slice(p, []int{0, 0, 8}, []int{2, 3, 4}) // c and h
+			}},
+		opCase{name: "GRUSequence", shapes: []ops.Shape{{2, 3, 6}, {2, 6}, {6}, {2, 2}}, wrt: []int{0, 1, 2, 3},
+			build: func(tr *ops.Trace, in []ops.Tensor) ops.Tensor {
+				p := ops.GRUSequence(in[0], in[1], in[2], in[3], tr.Constant(ops.Shape{2, 3}, []float32{1, 1, 0, 1, 0, 1}))
+				return ops.Slice(p, []int{0, 0, 8}, []int{2, 3, 2}) // h
 			}},
 		recurrentCase("LSTMSequenceMasked", func() layers.Layer {
 			return layers.NewLSTM(6, layers.WithSeed(3), layers.WithReturnSequences(true))

@@ -61,18 +61,23 @@ func BenchmarkLSTMForwardBackward(b *testing.B) {
 		for _, s := range lstmBenchShapes {
 			name := map[string]string{"on": "fused", "off": "unrolled"}[mode]
 			b.Run(fmt.Sprintf("%s/b%d_t%d_f%d_u%d", name, s.batch, s.steps, s.features, s.units), func(b *testing.B) {
-				defer layers.SetFusedLSTM(layers.SetFusedLSTM(mode))
+				defer layers.SetFused(layers.SetFused(mode))
 				benchRecurrent(b, func(u int) layers.Layer { return layers.NewLSTM(u, layers.WithReturnSequences(true)) }, s.batch, s.steps, s.features, s.units)
 			})
 		}
 	}
 }
 
-// BenchmarkGRUForwardBackward: GRU (reset_after) returning sequences.
+// BenchmarkGRUForwardBackward: GRU (reset_after) returning sequences, as
+// the fused ops.GRUSequence and as the loop unrolled into the graph.
 func BenchmarkGRUForwardBackward(b *testing.B) {
-	for _, s := range lstmBenchShapes {
-		b.Run(fmt.Sprintf("b%d_t%d_f%d_u%d", s.batch, s.steps, s.features, s.units), func(b *testing.B) {
-			benchRecurrent(b, func(u int) layers.Layer { return layers.NewGRU(u, layers.WithReturnSequences(true)) }, s.batch, s.steps, s.features, s.units)
-		})
+	for _, mode := range []string{"on", "off"} {
+		for _, s := range lstmBenchShapes {
+			name := map[string]string{"on": "fused", "off": "unrolled"}[mode]
+			b.Run(fmt.Sprintf("%s/b%d_t%d_f%d_u%d", name, s.batch, s.steps, s.features, s.units), func(b *testing.B) {
+				defer layers.SetFused(layers.SetFused(mode))
+				benchRecurrent(b, func(u int) layers.Layer { return layers.NewGRU(u, layers.WithReturnSequences(true)) }, s.batch, s.steps, s.features, s.units)
+			})
+		}
 	}
 }

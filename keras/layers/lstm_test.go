@@ -58,35 +58,52 @@ func runLSTMWithGrads(t *testing.T, l layers.Layer, x ops.Value, mask []float32)
 	return res, kinds
 }
 
-// The fused ops.LSTMSequence (hand-written BPTT) equals the loop unrolled
-// into the graph, output and gradients, with masks, both directions,
-// sequences or the last output, zero_output_for_mask and no bias.
-func TestFusedLSTMEqualsUnrolled(t *testing.T) {
-	defer layers.SetFusedLSTM(layers.SetFusedLSTM("on"))
+// The fused ops.LSTMSequence and ops.GRUSequence (hand-written BPTT)
+// equal the loop unrolled into the graph, output and gradients, with
+// masks, both directions, sequences or the last output,
+// zero_output_for_mask and no bias.
+func TestFusedEqualsUnrolled(t *testing.T) {
+	defer layers.SetFused(layers.SetFused("on"))
 	rng := rand.New(rand.NewPCG(11, 12))
 	x := randValue(rng, ops.Shape{3, 6, 4})
 	mask := []float32{1, 1, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1}
+	lstm := func(o ...layers.Option) layers.Layer { return layers.NewLSTM(5, o...) }
+	gru := func(o ...layers.Option) layers.Layer { return layers.NewGRU(5, o...) }
 	for _, tc := range []struct {
 		name string
+		mk   func(...layers.Option) layers.Layer
+		kind string
 		opts []layers.Option
 		mask []float32
 	}{
-		{"last", nil, nil},
-		{"sequences_backwards", []layers.Option{layers.WithReturnSequences(true), layers.WithGoBackwards(true)}, nil},
-		{"masked_sequences", []layers.Option{layers.WithReturnSequences(true)}, mask},
-		{"masked_last_backwards", []layers.Option{layers.WithGoBackwards(true)}, mask},
-		{"masked_zero_output", []layers.Option{layers.WithReturnSequences(true), layers.WithZeroOutputForMask(true)}, mask},
-		{"no_bias", []layers.Option{layers.WithUseBias(false), layers.WithUnitForgetBias(false)}, nil},
+		{"lstm_last", lstm, "LSTMSequence", nil, nil},
+		{"lstm_sequences_backwards", lstm, "LSTMSequence", []layers.Option{layers.WithReturnSequences(true), layers.WithGoBackwards(true)}, nil},
+		{"lstm_masked_sequences", lstm, "LSTMSequence", []layers.Option{layers.WithReturnSequences(true)}, mask},
+		{"lstm_masked_last_backwards", lstm, "LSTMSequence", []layers.Option{layers.WithGoBackwards(true)}, mask},
+		{"lstm_masked_zero_output", lstm, "LSTMSequence", []layers.Option{layers.WithReturnSequences(true), layers.WithZeroOutputForMask(true)}, mask},
+		{"lstm_no_bias", lstm, "LSTMSequence", []layers.Option{layers.WithUseBias(false), layers.WithUnitForgetBias(false)}, nil},
+		{"gru_last", gru, "GRUSequence", nil, nil},
+		{"gru_sequences_backwards", gru, "GRUSequence", []layers.Option{layers.WithReturnSequences(true), layers.WithGoBackwards(true)}, nil},
+		{"gru_masked_sequences", gru, "GRUSequence", []layers.Option{layers.WithReturnSequences(true)}, mask},
+		{"gru_masked_last_backwards", gru, "GRUSequence", []layers.Option{layers.WithGoBackwards(true)}, mask},
+		{"gru_no_bias", gru, "GRUSequence", []layers.Option{layers.WithUseBias(false)}, nil},
 	} {
-		l := layers.NewLSTM(5, tc.opts...)
+		l := tc.mk(tc.opts...)
 		if _, err := layers.OutputShape(l, []ops.Shape{{-1, 6, 4}}); err != nil {
 			t.Fatal(err)
 		}
-		layers.SetFusedLSTM("on")
+		for _, w := range l.Weights() { // non-zero biases, so their gradients matter
+			d := w.Numpy()
+			for i := range d {
+				d[i] += 0.1 * float32(rng.NormFloat64())
+			}
+			w.Assign(d)
+		}
+		layers.SetFused("on")
 		fused, kf := runLSTMWithGrads(t, l, x, tc.mask)
-		layers.SetFusedLSTM("off")
+		layers.SetFused("off")
 		unrolled, ku := runLSTMWithGrads(t, l, x, tc.mask)
-		if !kf["LSTMSequence"] || !kf["LSTMSequenceGrad"] || ku["LSTMSequence"] {
+		if !kf[tc.kind] || !kf[tc.kind+"Grad"] || ku[tc.kind] {
 			t.Fatalf("%s: fused program kinds %v, unrolled %v", tc.name, kf, ku)
 		}
 		for i := range fused {

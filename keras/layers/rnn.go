@@ -193,9 +193,13 @@ func (l *RNN) run(x ops.Tensor, initial []ops.Tensor, mask ops.Tensor, training 
 		}
 	}
 
-	if lc, ok := l.cell.(*LSTMCell); ok && useFusedLSTM(steps) && lc.actName == "tanh" && lc.recActName == "sigmoid" &&
+	if lc, ok := l.cell.(*LSTMCell); ok && useFused(steps) && lc.actName == "tanh" && lc.recActName == "sigmoid" &&
 		!(training && lc.cfg.rnn.recurrentDropout > 0) && (mask.IsNone() || (initial == nil && !o.stateful)) {
 		return l.runFusedLSTM(lc, x, states, kept, mask, training)
+	}
+	if gc, ok := l.cell.(*GRUCell); ok && useFused(steps) && gc.resetAfter() && gc.actName == "tanh" && gc.recActName == "sigmoid" &&
+		!(training && gc.cfg.rnn.recurrentDropout > 0) && (mask.IsNone() || (initial == nil && !o.stateful)) {
+		return l.runFusedGRU(gc, x, states, kept, mask, training)
 	}
 	pc, fused := l.cell.(projectedCell)
 	var xp ops.Tensor // fused: the input product of every timestep, (b, steps, g)

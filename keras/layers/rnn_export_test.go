@@ -1,10 +1,11 @@
 package layers
 
-// SetFusedLSTM sets how LSTM runs its time loop: "auto", "on" (always
-// ops.LSTMSequence) or "off" (always unrolled), for tests and benchmarks
-// that compare them; it returns the previous setting.
-func SetFusedLSTM(mode string) string {
-	old := fusedLSTM
-	fusedLSTM = mode
+// SetFused sets how LSTM and GRU run their time loop: "auto", "on"
+// (always ops.LSTMSequence / ops.GRUSequence) or "off" (always unrolled),
+// for tests and benchmarks that compare them; it returns the previous
+// setting.
+func SetFused(mode string) string {
+	old := fusedMode
+	fusedMode = mode
 	return old
 }

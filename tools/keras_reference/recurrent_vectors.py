@@ -62,9 +62,11 @@ def cases(rng):
         ("lstm_masked_last", L.LSTM(3), (3, 5, 2), "mask"),
         ("lstm_masked_zero_output", L.LSTM(3, return_sequences=True, zero_output_for_mask=True), (3, 5, 2), "mask"),
         ("lstm_masked_backwards", L.LSTM(3, go_backwards=True, return_sequences=True), (3, 5, 2), "mask"),
-        # 16 timesteps or more: gokeras runs these through its fused op.
+        # 16 timesteps or more: gokeras runs these through its fused ops.
         ("lstm_long_masked", L.LSTM(3, return_sequences=True), (3, 20, 2), "mask"),
         ("lstm_long_backwards_state", L.LSTM(4, go_backwards=True, return_state=True), (2, 17, 3), None),
+        ("gru_long_masked", L.GRU(3, return_sequences=True), (3, 18, 2), "mask"),
+        ("gru_long_backwards_no_bias", L.GRU(3, go_backwards=True, use_bias=False), (2, 16, 3), None),
         ("gru", L.GRU(4, return_sequences=True), (2, 5, 3), None),
         ("gru_reset_before", L.GRU(3, reset_after=False), (2, 4, 3), None),
         ("gru_return_state_backwards", L.GRU(3, return_state=True, go_backwards=True), (2, 4, 3), None),
