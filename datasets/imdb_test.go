@@ -198,3 +198,41 @@ func TestTextLoaderArguments(t *testing.T) {
 		t.Error("MaxLen(1) keeps no review: no error")
 	}
 }
+
+// Where the file is nowhere, LoadIMDB and IMDBWordIndex download it into
+// Keras' cache (checked by parsing it: a mirror's file has no known
+// checksum), and the next load reads the cached copy; a corrupt download
+// leaves nothing behind.
+func TestTextDownload(t *testing.T) {
+	files := map[string][]byte{}
+	for _, f := range []string{"imdb.npz", "imdb_word_index.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata/text", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f] = b
+	}
+	files["reuters.npz"] = []byte("PK not really")
+	srv, hits := fakeServer(t, files)
+	cache := t.TempDir()
+	opts := func() []LoadOption { return downloadOpts(t, srv, cache) }
+	train, _, err := LoadIMDB(opts()...)
+	if err != nil || len(train.X) != 40 {
+		t.Fatalf("%d texts, %v", len(train.X), err)
+	}
+	if _, err := IMDBWordIndex(opts()...); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadIMDB(append(opts(), NoDownload())...); err != nil {
+		t.Fatal(err)
+	}
+	if hits.Load() != 2 {
+		t.Errorf("%d requests, want 2", hits.Load())
+	}
+	if _, _, err := LoadReuters(opts()...); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a corrupt download: %v, want ErrNotFound (with the download's error)", err)
+	}
+	if got := onlyFiles(t, cache); len(got) != 2 {
+		t.Errorf("cache holds %v, want imdb.npz and imdb_word_index.json", got)
+	}
+}
