@@ -96,6 +96,9 @@ func RoundFloat16(x float32) float32 { return Float16BitsToFloat32(Float32ToFloa
 // as the gradient of a cast is the cast of dy back to the input's dtype
 // with dy already in bfloat16 below it.
 func CastToBFloat16(x Tensor) Tensor {
+	if castBy(x, "CastToBFloat16") {
+		return x // already rounded: rounding is idempotent, and so is its gradient
+	}
 	return unary("CastToBFloat16", x, unaryAttrs{}, roundSlice(RoundBFloat16),
 		func(_, _, dy Tensor) Tensor { return CastToBFloat16(dy) })
 }
@@ -106,6 +109,9 @@ func CastToBFloat16(x Tensor) Tensor {
 // casts dy the same way, so a gradient beyond float16's range becomes
 // inf, which dynamic loss scaling detects.
 func CastToFloat16(x Tensor) Tensor {
+	if castBy(x, "CastToFloat16") {
+		return x
+	}
 	return unary("CastToFloat16", x, unaryAttrs{}, roundSlice(RoundFloat16),
 		func(_, _, dy Tensor) Tensor { return CastToFloat16(dy) })
 }
@@ -123,6 +129,15 @@ func CastToComputeDType(x Tensor, dtype string) Tensor {
 	}
 	fail("CastToComputeDType", "unsupported compute dtype %q (bfloat16, float16, float32, float64)", dtype)
 	return Tensor{}
+}
+
+// castBy reports whether x is the output of the cast op of this kind.
+func castBy(x Tensor, kind string) bool {
+	if x.n == nil {
+		return false
+	}
+	o, ok := x.n.Op().(*Op)
+	return ok && o.name == kind
 }
 
 func roundSlice(f func(float32) float32) func(dst, x []float32) {

@@ -197,3 +197,21 @@ func BenchmarkRoundBFloat16(b *testing.B) {
 		}
 	}
 }
+
+// TestCastPrecisionIdempotent: casting a cast's output again adds no op.
+func TestCastPrecisionIdempotent(t *testing.T) {
+	tr := ops.NewTrace(false, 0, 0)
+	x := tr.Input("x", ops.Shape{3})
+	for _, f := range []func(ops.Tensor) ops.Tensor{ops.CastToBFloat16, ops.CastToFloat16} {
+		y := f(x)
+		if y == x {
+			t.Fatal("the first cast returned its input")
+		}
+		if z := f(y); z != y {
+			t.Error("a second cast of the same kind made a new op")
+		}
+	}
+	if z := ops.CastToFloat16(ops.CastToBFloat16(x)); ops.CastToBFloat16(z) == z {
+		t.Error("a bfloat16 cast of a float16 cast was skipped")
+	}
+}
