@@ -54,6 +54,9 @@ func (l *Attention) setup(mode string) {
 	l.initSeed(&l.Base)
 	a := l.cfg.attn
 	l.dropout, l.useScale, l.scoreMode = a.dropout, a.useScale, mode
+	if l.dropout == 0 {
+		l.dropout = l.cfg.rnn.dropout // WithInputDropout sets the same key
+	}
 	if l.scoreMode == "" {
 		l.scoreMode = "dot"
 	}

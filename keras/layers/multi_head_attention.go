@@ -67,6 +67,9 @@ func NewMultiHeadAttention(numHeads, keyDim int, opts ...Option) *MultiHeadAtten
 	l.initSeed(&l.Base)
 	a := l.cfg.attn
 	l.valueDim, l.dropout = a.valueDim, a.dropout
+	if l.dropout == 0 {
+		l.dropout = l.cfg.rnn.dropout // WithInputDropout sets the same key
+	}
 	if l.valueDim == 0 {
 		l.valueDim = keyDim
 	}
