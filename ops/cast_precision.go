@@ -99,7 +99,7 @@ func CastToBFloat16(x Tensor) Tensor {
 	if castBy(x, "CastToBFloat16") {
 		return x // already rounded: rounding is idempotent, and so is its gradient
 	}
-	return unary("CastToBFloat16", x, unaryAttrs{}, roundSlice(RoundBFloat16),
+	return unary("CastToBFloat16", x, unaryAttrs{}, roundBFloat16Slice,
 		func(_, _, dy Tensor) Tensor { return CastToBFloat16(dy) })
 }
 
@@ -138,6 +138,21 @@ func castBy(x Tensor, kind string) bool {
 	}
 	o, ok := x.n.Op().(*Op)
 	return ok && o.name == kind
+}
+
+// roundBFloat16Slice is RoundBFloat16 over a slice, on the bits in
+// place (the compiler keeps it free of calls).
+func roundBFloat16Slice(dst, x []float32) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		b := math.Float32bits(v)
+		if b&0x7fffffff > 0x7f800000 {
+			b |= 0x00400000 // NaN: quiet
+		} else {
+			b += 0x7fff + (b>>16)&1
+		}
+		dst[i] = math.Float32frombits(b &^ 0xffff)
+	}
 }
 
 func roundSlice(f func(float32) float32) func(dst, x []float32) {

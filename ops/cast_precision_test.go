@@ -215,3 +215,30 @@ func TestCastPrecisionIdempotent(t *testing.T) {
 		t.Error("a bfloat16 cast of a float16 cast was skipped")
 	}
 }
+
+// TestRoundBFloat16Slice: the op's kernel equals RoundBFloat16 on every
+// bit pattern class (checked on the vectors' and random patterns).
+func TestRoundBFloat16Slice(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	x := make([]float32, 1<<16)
+	for i := range x {
+		x[i] = math.Float32frombits(r.Uint32())
+	}
+	x[0], x[1] = float32(math.Inf(1)), float32(math.NaN())
+	tr := ops.NewTrace(false, 0, 0)
+	in := tr.Input("x", ops.Shape{len(x)})
+	p, err := engine.Compile(tr, []ops.Tensor{ops.CastToBFloat16(in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := p.Run(engine.Single{}, []ops.Value{{Shape: ops.Shape{len(x)}, Data: x}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range x {
+		want := ops.RoundBFloat16(v)
+		if math.Float32bits(vals[0].Data[i]) != math.Float32bits(want) {
+			t.Fatalf("CastToBFloat16(%#08x) = %#08x, RoundBFloat16 %#08x", math.Float32bits(v), math.Float32bits(vals[0].Data[i]), math.Float32bits(want))
+		}
+	}
+}
