@@ -216,8 +216,17 @@ func TestMaskedPaddingEqualsPrefix(t *testing.T) {
 }
 
 // A stateful layer continues where the previous batch ended, until
-// ResetStates: two halves of a sequence give the whole sequence's output.
+// ResetStates: two halves of a sequence give the whole sequence's output,
+// unrolled and through the fused op.
 func TestStatefulLSTM(t *testing.T) {
+	for _, mode := range []string{"off", "on"} {
+		old := layers.SetFused(mode)
+		testStatefulLSTM(t)
+		layers.SetFused(old)
+	}
+}
+
+func testStatefulLSTM(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := randValue(rng, ops.Shape{2, 6, 3})
 	whole := layers.NewLSTM(4)
