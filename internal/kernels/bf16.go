@@ -102,3 +102,13 @@ func bf16ToF32Generic(dst []float32, src []uint16) {
 		dst[i] = math.Float32frombits(uint32(h) << 16)
 	}
 }
+
+// bf16InterleaveGeneric rounds two rows to bfloat16 pairs (subnormals
+// flushed): dst[j] = bf16(lo[j]) | bf16(hi[j])<<16.
+func bf16InterleaveGeneric(dst []uint32, lo, hi []float32) {
+	dst = dst[:len(lo)]
+	hi = hi[:len(lo)]
+	for j, v := range lo {
+		dst[j] = uint32(bf16RoundFTZ(math.Float32bits(v))) | uint32(bf16RoundFTZ(math.Float32bits(hi[j])))<<16
+	}
+}

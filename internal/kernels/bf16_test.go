@@ -171,3 +171,31 @@ func TestConvertGoTwinsOnThisCPU(t *testing.T) {
 	TestBF16Widen(t)
 	TestF16AllHalves(t)
 }
+
+// TestBF16InterleaveMatchesGo checks the pair packing (VCVTNE2PS2BF16 and
+// VPERMW) against its Go twin bitwise on edge floats, at lengths covering
+// vector bodies and tails.
+func TestBF16InterleaveMatchesGo(t *testing.T) {
+	bits := edgeFloat32Bits()
+	src := make([]float32, len(bits))
+	for i, u := range bits {
+		src[i] = math.Float32frombits(u)
+	}
+	half := len(src) / 2
+	lo, hi := src[:half], src[half:2*half]
+	for _, n := range []int{0, 1, 15, 16, 17, 33, half} {
+		got := make([]uint32, n+1)
+		want := make([]uint32, n)
+		bf16Interleave(got[:n], lo[:n], hi[:n])
+		bf16InterleaveGeneric(want, lo[:n], hi[:n])
+		for j := range want {
+			if got[j] != want[j] {
+				t.Fatalf("n=%d: pair %d of (%#08x, %#08x) = %#08x, Go twin %#08x", n, j,
+					math.Float32bits(lo[j]), math.Float32bits(hi[j]), got[j], want[j])
+			}
+		}
+		if got[n] != 0 {
+			t.Fatalf("n=%d: wrote past the end", n)
+		}
+	}
+}

@@ -97,3 +97,36 @@ func f16ToF32(dst []float32, src []uint16) {
 	}
 	f16ToF32Generic(dst[n:len(src)], src[n:])
 }
+
+// bf16InterleaveAVX512 packs two rows into bfloat16 pairs with
+// VCVTNE2PS2BF16 and VPERMW (n a multiple of 16; subnormals flush):
+//
+//	for j := 0; j < n; j++ {
+//		dst[j] = uint32(bf16RoundFTZ(bits(lo[j]))) | uint32(bf16RoundFTZ(bits(hi[j])))<<16
+//	}
+//
+//go:noescape
+func bf16InterleaveAVX512(dst *uint32, lo, hi *float32, n int, idx *uint16)
+
+// bf16InterleaveIdx is the VPERMW table of bf16InterleaveAVX512: word 2j
+// from word j (lo), word 2j+1 from word 16+j (hi).
+var bf16InterleaveIdx = func() (t [32]uint16) {
+	for j := 0; j < 16; j++ {
+		t[2*j], t[2*j+1] = uint16(j), uint16(16+j)
+	}
+	return t
+}()
+
+// bf16Interleave is bf16InterleaveGeneric with the bulk done by
+// bf16InterleaveAVX512.
+func bf16Interleave(dst []uint32, lo, hi []float32) {
+	n := 0
+	if useBF16Asm {
+		n = len(lo) &^ 15
+		if n > 0 {
+			_, _ = dst[n-1], hi[n-1]
+			bf16InterleaveAVX512(&dst[0], &lo[0], &hi[0], n, &bf16InterleaveIdx[0])
+		}
+	}
+	bf16InterleaveGeneric(dst[n:len(lo)], lo[n:], hi[n:len(lo)])
+}

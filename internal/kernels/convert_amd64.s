@@ -123,3 +123,33 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func bf16InterleaveAVX512(dst *uint32, lo, hi *float32, n int, idx *uint16)
+// dst[j] = bf16ftz(lo[j]) | bf16ftz(hi[j])<<16 for n (a multiple of 16)
+// values; idx is the VPERMW table {0, 16, 1, 17, ...}.
+TEXT ·bf16InterleaveAVX512(SB), NOSPLIT, $0-40
+	MOVQ      dst+0(FP), DI
+	MOVQ      lo+8(FP), SI
+	MOVQ      hi+16(FP), DX
+	MOVQ      n+24(FP), CX
+	MOVQ      idx+32(FP), AX
+	VMOVDQU16 (AX), Z3
+
+loop:
+	CMPQ    CX, $16
+	JB      done
+	VMOVUPS (SI), Z0
+	VMOVUPS (DX), Z1
+	// VCVTNE2PS2BF16 Z0, Z1, Z2: words 0-15 of Z2 from Z0, 16-31 from Z1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xd0
+	VPERMW  Z2, Z3, Z2
+	VMOVDQU32 Z2, (DI)
+	ADDQ    $64, SI
+	ADDQ    $64, DX
+	ADDQ    $64, DI
+	SUBQ    $16, CX
+	JMP     loop
+
+done:
+	VZEROUPPER
+	RET

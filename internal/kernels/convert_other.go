@@ -17,3 +17,5 @@ func bf16ToF32(dst []float32, src []uint16) { bf16ToF32Generic(dst, src) }
 func f32ToF16(dst []uint16, src []float32) { f32ToF16Generic(dst, src) }
 
 func f16ToF32(dst []float32, src []uint16) { f16ToF32Generic(dst, src) }
+
+func bf16Interleave(dst []uint32, lo, hi []float32) { bf16InterleaveGeneric(dst, lo, hi) }

@@ -143,6 +143,10 @@ func SgemmBF16(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 		sgemmRoundedBF16(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	if activeBF16.amx && transA && n < m && n*m <= bf16SwapMaxC {
+		sgemmSwappedBF16(activeBF16, Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	sgemmBF16With(activeBF16, Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
@@ -366,6 +370,24 @@ func (j *bf16Job) compute(ws *bf16Workspace, mi, ni int) {
 // at dst[r*w*kp+q*w+j], kp >= ceil(kc/2); padding is zero. It packs a
 // non-transposed B (w = nr) and a transposed A (w = mr).
 func packColPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, j0, kc, nc, kp, w int) {
+	if nc%w == 0 && kc%2 == 0 {
+		// Whole panels, whole pairs: convert each pair of rows straight
+		// into the panels, w columns at a time.
+		for q := 0; q < kp; q++ {
+			if 2*q >= kc {
+				for jr := 0; jr < nc; jr += w {
+					clear(dst[jr*kp+q*w:][:w])
+				}
+				continue
+			}
+			lo := s[(p0+2*q)*ld+j0:][:nc]
+			hi := s[(p0+2*q+1)*ld+j0:][:nc]
+			for jr := 0; jr < nc; jr += w {
+				bf16Interleave(dst[jr*kp+q*w:][:w], lo[jr:jr+w], hi[jr:jr+w])
+			}
+		}
+		return
+	}
 	ws.lo = growU16(ws.lo, nc)
 	ws.hi = growU16(ws.hi, nc)
 	lo, hi := ws.lo[:nc], ws.hi[:nc]
@@ -452,6 +474,33 @@ func packTransRows(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, i0, kc,
 	clear(dst[mc*kp:])
 }
 
+// bf16SwapMaxC bounds the scratch C of sgemmSwappedBF16 (floats).
+var bf16SwapMaxC = 1 << 20
+
+// sgemmSwappedBF16 computes SgemmBF16 through Cᵀ = op(B)ᵀ·op(A)ᵀ into a
+// scratch matrix, then C = alpha*(Cᵀ)ᵀ + beta*C. The AMX kernel needs
+// op(A) as rows of k-pairs, which costs a transposition when A is stored
+// transposed; in the swapped problem that transposition falls on B, the
+// smaller operand when n < m (the weight gradients of convolutions:
+// m = kh*kw*Cin, n = Cout, k = batch*H*W).
+func sgemmSwappedBF16(kern *bf16KernelImpl, nt int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	ws := bf16WSPool.Get().(*bf16Workspace) // held until done: ct is its buffer
+	defer bf16WSPool.Put(ws)
+	ws.ct = grow(ws.ct, n*m)
+	ct := ws.ct
+	sgemmBF16With(kern, nt, !transB, !transA, n, m, k, 1, b, ldb, a, lda, 0, ct, m)
+	for i := 0; i < m; i++ {
+		crow := c[i*ldc : i*ldc+n]
+		for j := range crow {
+			v := alpha * ct[j*m+i]
+			if beta != 0 {
+				v += beta * crow[j]
+			}
+			crow[j] = v
+		}
+	}
+}
+
 // bf16AMXMinK: below this depth the AMX kernel (16-pair steps) would mostly
 // multiply padding, so SgemmBF16 rounds copies of A and B and runs Sgemm.
 var bf16AMXMinK = 32
@@ -511,9 +560,9 @@ func cvtPairsGeneric(dst []uint32, src []float32) {
 
 // bf16Workspace holds one goroutine's private buffers.
 type bf16Workspace struct {
-	a, row []uint32
-	lo, hi []uint16
-	tmp    []float32
+	a, row  []uint32
+	lo, hi  []uint16
+	tmp, ct []float32
 }
 
 type bf16Buf struct{ s []uint32 }

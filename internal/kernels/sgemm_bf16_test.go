@@ -158,10 +158,12 @@ func checkGemmBF16(t *testing.T, kern *bf16KernelImpl, nt int, r *rand.Rand, tra
 }
 
 // TestSgemmBF16Public runs the exported entry point, which also takes the
-// small-k route (rounded copies and Sgemm) when the kernel is AMX.
+// small-k route (rounded copies and Sgemm) and the swapped route
+// (transposed A, n < m) when the kernel is AMX.
 func TestSgemmBF16Public(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
-	for _, s := range []gemmCase{{100, 40, 9}, {7, 13, 5}, {33, 70, 31}, {33, 70, 32}, {65, 33, 129}} {
+	// {300, 40, 500} with transA takes the swapped route on AMX.
+	for _, s := range []gemmCase{{100, 40, 9}, {7, 13, 5}, {33, 70, 31}, {33, 70, 32}, {65, 33, 129}, {300, 40, 500}} {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			checkGemmBF16(t, nil, 0, r, tr[0], tr[1], s.m, s.n, s.k, 1, 0)
 			checkGemmBF16(t, nil, 0, r, tr[0], tr[1], s.m, s.n, s.k, 0.5, -1)
