@@ -121,7 +121,7 @@ func run(x, y any, seed uint64, epochs, verbose int) error {
 	}
 	bl := &batchLogs{}
 	h, err := model.Fit(x, y, keras.FitConfig{Epochs: epochs, BatchSize: 128, ValidationSplit: 0.1, Verbose: verbose,
-		NoShuffle: noShuffle, Callbacks: []keras.Callback{bl}})
+		NoShuffle: noShuffle, Seed: seed, Callbacks: []keras.Callback{bl}})
 	if err != nil {
 		return err
 	}
