@@ -1,0 +1,161 @@
+package keras
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/internal/kerasvectors"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// preprocessingCase is one case of testdata/keras/preprocessing.json,
+// written by tools/keras_reference/preprocessing_vectors.py.
+type preprocessingCase struct {
+	Name       string
+	ClassName  string `json:"class_name"`
+	Config     map[string]any
+	AdaptShape []int     `json:"adapt_shape"`
+	AdaptX     []float32 `json:"adapt_x"`
+	Shape      []int
+	X          []float32
+	Weights    []struct {
+		Name  string
+		Shape []int
+		Value []float32
+	}
+	YShape []int `json:"y_shape"`
+	Y, Dy  []float32
+	Dx     []float32
+}
+
+// adapter is a preprocessing layer that learns its state from data.
+type adapter interface {
+	Adapt(shape ops.Shape, data []float32) error
+}
+
+// TestPreprocessingLayersMatchKeras makes each layer from Keras' config,
+// adapts it to Keras' data where the case did (and compares the learned
+// weights with Keras'), then compares the output in inference and the
+// gradient with respect to the input.
+func TestPreprocessingLayersMatchKeras(t *testing.T) {
+	cases := kerasvectors.Read[preprocessingCase](t, "testdata/keras/preprocessing.json")
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			layers.ClearSession()
+			l, err := LayerFromConfig(tc.ClassName, tc.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := ops.Shape(tc.Shape)
+			check := func(what string, got, want []float32) {
+				t.Helper()
+				if len(got) != len(want) {
+					t.Fatalf("%s: %d values, Keras %d", what, len(got), len(want))
+				}
+				bad := 0
+				for i := range want {
+					w := float64(want[i])
+					if e := math.Abs(float64(got[i])-w) / math.Max(1, math.Abs(w)); !(e <= 1e-5) {
+						if bad < 3 {
+							t.Errorf("%s[%d] = %v, Keras %v", what, i, got[i], w)
+						}
+						bad++
+					}
+				}
+			}
+			if tc.AdaptShape != nil {
+				a, ok := l.(adapter)
+				if !ok {
+					t.Fatalf("%T has no Adapt", l)
+				}
+				if err := a.Adapt(ops.Shape(tc.AdaptShape), tc.AdaptX); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, err := layers.OutputShape(l, []ops.Shape{append(ops.Shape{-1}, s[1:]...)}); err != nil {
+				t.Fatal(err)
+			}
+			ws := l.Weights()
+			if len(ws) != len(tc.Weights) {
+				t.Fatalf("%d weights, Keras %d", len(ws), len(tc.Weights))
+			}
+			for i, w := range tc.Weights {
+				if !ws[i].Shape().Equal(ops.Shape(w.Shape)) {
+					t.Fatalf("weight %d (%s) has shape %v, Keras' %s %v", i, ws[i].Name(), ws[i].Shape(), w.Name, w.Shape)
+				}
+				check(ws[i].Name(), ws[i].Numpy(), w.Value)
+			}
+			tr := ops.NewTrace(false, 0, 1)
+			xv := ops.NewVariable("x", s, tc.X, true)
+			y := l.Call([]ops.Tensor{tr.Read(xv)}, false)
+			if !y.Shape().Equal(ops.Shape(tc.YShape)) {
+				t.Fatalf("output shape %v, Keras %v", y.Shape(), tc.YShape)
+			}
+			outs := []ops.Tensor{y}
+			if tc.Dx != nil {
+				loss := ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), tc.Dy)), false)
+				g, err := ops.Gradients(loss, []*ops.Variable{xv})
+				if err != nil {
+					t.Fatal(err)
+				}
+				outs = append(outs, g...)
+			}
+			p, err := engine.Compile(tr, outs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals, err := p.Run(engine.Single{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("y", vals[0].Data, tc.Y)
+			if tc.Dx != nil {
+				check("dx", vals[1].Data, tc.Dx)
+			}
+			// The config round-trips: the layer made again from ours
+			// reports the same config.
+			cfg := l.GetConfig()
+			l2, err := LayerFromConfig(tc.ClassName, cfg)
+			if err != nil {
+				t.Fatalf("from our own config %v: %v", cfg, err)
+			}
+			for k, v := range cfg {
+				if k == "name" {
+					continue
+				}
+				if got := l2.GetConfig()[k]; !configEqual(got, v) {
+					t.Errorf("config %s: %v after a round trip, was %v", k, got, v)
+				}
+			}
+		})
+	}
+}
+
+func configEqual(a, b any) bool {
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !configEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k := range x {
+			if !configEqual(x[k], y[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
