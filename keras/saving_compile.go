@@ -106,12 +106,18 @@ func (m *Model) compileConfig() (map[string]any, error) {
 		}
 		cc["weighted_metrics"] = ws
 	}
+	if err := m.outputMetricsConfig(cc); err != nil { // config_model.go: MetricsByOutput, as Keras' dicts by output
+		return nil, err
+	}
 	return cc, nil
 }
 
 func (m *Model) compileFromConfig(cc map[string]any) error {
 	var cfg CompileConfig
-	var err error
+	cc, err := outputMetricsFromConfig(cc, &cfg) // config_model.go: per-output metrics first; the flat lists remain
+	if err != nil {
+		return err
+	}
 	if cfg.Optimizer, err = optimizerFromConfig(cc["optimizer"]); err != nil {
 		return err
 	}

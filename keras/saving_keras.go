@@ -22,18 +22,19 @@ import (
 // with the optimizer's variables). [LoadModel] reads it back. Like Keras,
 // Save wants the .keras extension.
 //
-// A name ending in .h5 writes the legacy Keras 2 format instead, as Keras
-// 3 still does (without the optimizer's state; see
-// saving_legacy_h5_write.go); LoadModel and Python Keras read it.
+// A name ending in .h5 or .hdf5 writes the legacy Keras 2 format instead,
+// as Keras 3 still does (without the optimizer's state; see
+// saving_legacy_h5_write.go); LoadModel and Python Keras read it. Any
+// other name is an error that names the accepted extensions, as Keras'.
 func (m *Model) Save(path string) error {
 	var err error
 	switch {
 	case strings.HasSuffix(path, ".keras"):
 		err = m.save(path)
-	case strings.HasSuffix(path, ".h5"):
+	case strings.HasSuffix(path, ".h5"), strings.HasSuffix(path, ".hdf5"):
 		err = m.saveLegacyH5(path)
 	default:
-		return fmt.Errorf("keras: Save %s: the file name must end in .keras, the native Keras format (or .h5 for the legacy Keras 2 format; use SaveWeights with a .weights.h5 name for the weights alone)", path)
+		return fmt.Errorf("keras: Save %s: invalid file name extension: the name must end in .keras, the native Keras format (recommended), or .h5 (.hdf5) for the legacy Keras 2 format; use SaveWeights with a .weights.h5 name for the weights alone", path)
 	}
 	if err != nil {
 		return fmt.Errorf("keras: Save %s: %w", path, err)
