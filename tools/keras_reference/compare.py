@@ -233,7 +233,7 @@ def committed_generators(root, ran):
                 gen = json.load(f).get("manifest", {}).get("generator", "")
         except (OSError, ValueError, AttributeError):
             continue
-        if gen in ran:
+        if gen and gen in ran:  # files without a manifest naming their generator are not judged
             stale.append(rel)
     return stale
 

@@ -5,10 +5,12 @@ Usage, from the repository root, with the pinned environment:
     python tools/keras_reference/run_all.py [--out DIR] [--only NAME ...]
 
 A vector script is tools/keras_reference/*vectors.py (or one of EXTRA,
-older scripts named otherwise) with a main() that writes its files by
-paths relative to the current directory. The runner
+older scripts named otherwise) that writes its files by paths relative to
+the current directory when run as a program; the runner runs each as
+"python script.py" would (runpy, __name__ == "__main__", no arguments). The runner
 changes into DIR (default: the repository root, which rewrites the
-committed vectors; check.sh passes a scratch folder and then compare.py)
+committed vectors; check.sh passes a scratch folder, in which the runner
+first makes every testdata folder of the repository, and then compare.py)
 and, before each script, clears Keras' session (layer names restart at
 "dense", "dense_1", ...) and sets Keras' seed, so that a script writes the
 same files here as when run alone. TensorFlow is imported once, which is
@@ -17,7 +19,7 @@ most of a script's start-up time.
 
 import argparse
 import glob
-import importlib.util
+import runpy
 import os
 import sys
 import time
@@ -48,6 +50,17 @@ def scripts(only):
     return found
 
 
+def skeleton(out):
+    """Makes under out every testdata folder of the repository (empty), so
+    that a script that writes into its existing testdata folder without
+    creating it works in a scratch folder as in the repository."""
+    for dirpath, dirnames, _ in os.walk(ROOT):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        rel = os.path.relpath(dirpath, ROOT)
+        if "testdata" in rel.split(os.sep):
+            os.makedirs(os.path.join(out, rel), exist_ok=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=ROOT, help="folder the scripts write into (default: the repository root)")
@@ -60,20 +73,24 @@ def main():
     print(f"run_all.py: imported Keras {keras.__version__} in {time.time() - t0:.1f}s", flush=True)
     sys.path.insert(0, HERE)
     failed = []
+    if out != ROOT:
+        skeleton(out)
     for path in scripts(args.only):
         name = os.path.basename(path)
         keras.backend.clear_session()
         keras.utils.set_random_seed(SEED)
-        spec = importlib.util.spec_from_file_location("kr_" + name[:-3], path)
-        mod = importlib.util.module_from_spec(spec)
         t = time.time()
-        cwd = os.getcwd()
+        cwd, argv = os.getcwd(), sys.argv
         os.chdir(out)
+        sys.argv = [path]
         try:
-            spec.loader.exec_module(mod)
-            if not hasattr(mod, "main"):
-                raise RuntimeError(f"{name} has no main()")
-            mod.main()
+            # As "python script.py" runs it: its main guard runs.
+            runpy.run_path(path, run_name="__main__")
+        except SystemExit as e:  # a script may end with sys.exit(0)
+            if e.code not in (None, 0):
+                print(f"run_all.py: {name} exited with {e.code}", flush=True)
+                failed.append(name)
+                continue
         except Exception:  # the others still run; the exit status fails
             traceback.print_exc()
             failed.append(name)
@@ -81,6 +98,7 @@ def main():
             continue
         finally:
             os.chdir(cwd)
+            sys.argv = argv
         print(f"run_all.py: {name} in {time.time() - t:.1f}s", flush=True)
     print(f"run_all.py: all in {time.time() - t0:.1f}s", flush=True)
     if failed:
