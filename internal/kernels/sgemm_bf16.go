@@ -98,7 +98,8 @@ func bf16TileGo(mr, nr, kp int, a []uint32, rsa, csa int, b []uint32, c []float3
 func BF16KernelName() string { return activeBF16.name }
 
 // HasFastBF16 reports whether SgemmBF16 runs on a hardware bfloat16 kernel
-// (AVX512_BF16). Without it SgemmBF16 is correct but slower than Sgemm.
+// (AMX or AVX512_BF16). Without one SgemmBF16 rounds copies of its inputs
+// and runs Sgemm: the same results, a little slower than Sgemm.
 func HasFastBF16() bool { return activeBF16 != bf16KernelGeneric }
 
 // Blocking of SgemmBF16 (k sizes in k values, even): a kc x nr bfloat16
@@ -123,10 +124,13 @@ var (
 //   - "avx512bf16-14x32": VDPBF16PS, on CPUs with AVX512_BF16 but no
 //     usable AMX. Note that some CPUs (Sapphire Rapids among them) issue
 //     VDPBF16PS at half the rate of FMA, which makes it slower than Sgemm.
-//   - "go-4x16": the pure-Go twin (noasm builds, other CPUs), which
-//     computes the same sums in the same order as the VDPBF16PS kernel, so
+//   - "go-4x16": the pure-Go twin of the VDPBF16PS kernel (noasm builds,
+//     other CPUs), which computes the same sums in the same order, so
 //     their results are equal except where a partial sum underflows below
-//     2^-126 (the instruction flushes it to zero).
+//     2^-126 (the instruction flushes it to zero). It is slower than Sgemm's
+//     kernels, so SgemmBF16 then runs Sgemm on rounded copies of A and B
+//     instead (same products, float32 sums in Sgemm's order); the twin
+//     stays as the reference the assembly is tested against.
 //
 // All of them agree with a float64 product of the rounded inputs to within
 // float32 summation error (about k*2^-24 relative to the sum of |terms|).
@@ -139,7 +143,7 @@ func SgemmBF16(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 		scaleC(m, n, beta, c, ldc)
 		return
 	}
-	if activeBF16.amx && k < bf16AMXMinK {
+	if activeBF16 == bf16KernelGeneric || activeBF16.amx && k < bf16AMXMinK {
 		sgemmRoundedBF16(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -502,7 +506,8 @@ func sgemmSwappedBF16(kern *bf16KernelImpl, nt int, transA, transB bool, m, n, k
 }
 
 // bf16AMXMinK: below this depth the AMX kernel (16-pair steps) would mostly
-// multiply padding, so SgemmBF16 rounds copies of A and B and runs Sgemm.
+// multiply padding, so SgemmBF16 rounds copies of A and B and runs Sgemm
+// (as it always does without a hardware bfloat16 kernel).
 var bf16AMXMinK = 32
 
 // sgemmRoundedBF16 computes SgemmBF16 as Sgemm on copies of A and B rounded
