@@ -71,14 +71,17 @@ def main():
         })
 
     out = {
-        "generator": "tools/keras_reference/bf16_vectors.py",
-        "numpy": np.__version__,
-        "ml_dtypes": ml_dtypes.__version__,
+        "manifest": {
+            "generator": "tools/keras_reference/bf16_vectors.py",
+            "numpy": np.__version__,
+            "ml_dtypes": ml_dtypes.__version__,
+        },
         "f32_bits": bits.tolist(),
         "bf16_bits": bf16.tolist(),
         "f16_bits": f16.tolist(),
         "gemm": gemms,
     }
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump(out, f, separators=(",", ":"))
         f.write("\n")
