@@ -41,7 +41,23 @@ var (
 	activeBF16 = bf16KernelGeneric
 	// availableBF16Kernels lists every bfloat16 kernel usable on this CPU.
 	availableBF16Kernels = []*bf16KernelImpl{bf16KernelGeneric}
+	// bf16Probes, appended to by the architecture files' init functions,
+	// add their kernels to the lists above. They run on the first use of
+	// SgemmBF16 (bf16Init), not at start-up: the AMX probe asks the OS for
+	// the tile state, which programs that never use bfloat16 should not
+	// pay for (larger signal frames).
+	bf16Probes []func()
+	bf16Once   sync.Once
 )
+
+// bf16Init runs the kernel probes once.
+func bf16Init() {
+	bf16Once.Do(func() {
+		for _, probe := range bf16Probes {
+			probe()
+		}
+	})
+}
 
 // bf16KernelGeneric is the pure-Go twin of the assembly kernel.
 var bf16KernelGeneric = newBF16GoKernel(4, 16)
@@ -95,12 +111,18 @@ func bf16TileGo(mr, nr, kp int, a []uint32, rsa, csa int, b []uint32, c []float3
 
 // BF16KernelName reports which micro-kernel SgemmBF16 uses on this machine
 // ("avx512bf16-14x32" or the pure-Go "go-4x16").
-func BF16KernelName() string { return activeBF16.name }
+func BF16KernelName() string {
+	bf16Init()
+	return activeBF16.name
+}
 
 // HasFastBF16 reports whether SgemmBF16 runs on a hardware bfloat16 kernel
 // (AMX or AVX512_BF16). Without one SgemmBF16 rounds copies of its inputs
 // and runs Sgemm: the same results, a little slower than Sgemm.
-func HasFastBF16() bool { return activeBF16 != bf16KernelGeneric }
+func HasFastBF16() bool {
+	bf16Init()
+	return activeBF16 != bf16KernelGeneric
+}
 
 // Blocking of SgemmBF16 (k sizes in k values, even): a kc x nr bfloat16
 // sliver of B (24 KiB at kc = 384, nr = 32) stays in L1, an mc x kc block of
@@ -143,6 +165,7 @@ func SgemmBF16(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 		scaleC(m, n, beta, c, ldc)
 		return
 	}
+	bf16Init()
 	if activeBF16 == bf16KernelGeneric || activeBF16.amx && k < bf16AMXMinK {
 		sgemmRoundedBF16(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return

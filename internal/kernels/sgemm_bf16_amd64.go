@@ -26,10 +26,14 @@ func bf16Kernel14x32AVX512(kp int, a *uint32, rsa, csa int, b *uint32, c *float3
 var bf16KernelAVX512 = &bf16KernelImpl{name: "avx512bf16-14x32", mr: 14, nr: 32, fn: bf16Kernel14x32AVX512}
 
 func init() {
-	if hasAVX512BF16 {
-		availableBF16Kernels = append(availableBF16Kernels, bf16KernelAVX512)
-		activeBF16 = bf16KernelAVX512
-	}
+	bf16Probes = append(bf16Probes, func() {
+		if hasAVX512BF16 {
+			availableBF16Kernels = append(availableBF16Kernels, bf16KernelAVX512)
+			if !activeBF16.amx {
+				activeBF16 = bf16KernelAVX512
+			}
+		}
+	})
 }
 
 // cvtPairs is cvtPairsGeneric with the bulk of the row converted by

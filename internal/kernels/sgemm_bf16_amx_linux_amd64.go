@@ -37,7 +37,8 @@ var bf16KernelAMX = &bf16KernelImpl{name: "amx-32x32", mr: 32, nr: 32, fn: bf16K
 
 // amxUsable asks Linux for permission to use the AMX tile data state
 // (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA), which the kernel
-// grants to the whole process. GOKERAS_NO_AMX=1 turns AMX off.
+// grants to the whole process (it runs on the first SgemmBF16 call, see
+// bf16Probes). GOKERAS_NO_AMX=1 turns AMX off.
 func amxUsable() bool {
 	if !cpu.X86.HasAMXTile || !cpu.X86.HasAMXBF16 || !hasAVX512BF16 || os.Getenv("GOKERAS_NO_AMX") == "1" {
 		return false
@@ -48,8 +49,10 @@ func amxUsable() bool {
 }
 
 func init() {
-	if amxUsable() {
-		availableBF16Kernels = append(availableBF16Kernels, bf16KernelAMX)
-		activeBF16 = bf16KernelAMX
-	}
+	bf16Probes = append(bf16Probes, func() {
+		if amxUsable() {
+			availableBF16Kernels = append(availableBF16Kernels, bf16KernelAMX)
+			activeBF16 = bf16KernelAMX
+		}
+	})
 }

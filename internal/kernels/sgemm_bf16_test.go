@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// The tests use availableBF16Kernels and activeBF16 directly.
+var _ = func() int { bf16Init(); return 0 }()
+
 // bf16Value is the value SgemmBF16 multiplies for x: x rounded to bfloat16
 // (nearest even, float32 subnormals flushed to zero).
 func bf16Value(x float32) float64 {
@@ -258,4 +261,21 @@ func kernName(k *bf16KernelImpl) string {
 		return "SgemmBF16"
 	}
 	return k.name
+}
+
+// TestBF16KernelSelection checks that the hardware kernels this CPU has are
+// available (so that the tests above exercise them) and that the exported
+// reports agree with the selection.
+func TestBF16KernelSelection(t *testing.T) {
+	var names []string
+	for _, k := range availableBF16Kernels {
+		names = append(names, k.name)
+	}
+	t.Logf("bfloat16 kernels: %v, active %s", names, BF16KernelName())
+	if hasAVX512BF16 && len(availableBF16Kernels) < 2 {
+		t.Fatal("CPU has AVX512_BF16 but no assembly bfloat16 kernel is available")
+	}
+	if BF16KernelName() != activeBF16.name || HasFastBF16() != (activeBF16 != bf16KernelGeneric) {
+		t.Fatalf("BF16KernelName %q / HasFastBF16 %v disagree with the active kernel %q", BF16KernelName(), HasFastBF16(), activeBF16.name)
+	}
 }
