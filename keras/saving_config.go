@@ -188,7 +188,7 @@ func (m *Model) functionalConfig() (map[string]any, error) {
 	}
 	tensorArg := func(t *layers.KerasTensor) map[string]any {
 		return map[string]any{"class_name": "__keras_tensor__", "config": map[string]any{
-			"shape": batchShape(t.Shape()), "dtype": "float32", "keras_history": ref(t)}}
+			"shape": batchShape(t.Shape()), "dtype": t.Dtype(), "keras_history": ref(t)}}
 	}
 	inputOf := map[layers.Layer]*layers.KerasTensor{}
 	for _, in := range m.inputs {
@@ -319,6 +319,16 @@ func sequentialFromConfig(cfg, top map[string]any, budget *weightBudget) (*Model
 				return nil, err
 			}
 			shape = s
+			if dt := inputLayerDtype(lc); dt != nil && len(ls) == 0 {
+				// An integer input is the model's InputLayer, as in
+				// keras.Sequential([keras.Input(shape, dtype="int32"), ...]).
+				n, _ := lc["name"].(string)
+				opts := []layers.Option{dt}
+				if n != "" {
+					opts = append(opts, layers.WithName(n))
+				}
+				ls = append(ls, layers.NewInputLayer(s, opts...))
+			}
 			continue
 		}
 		l, err := LayerFromConfig(class, lc)
@@ -354,6 +364,22 @@ func sequentialFromConfig(cfg, top map[string]any, budget *weightBudget) (*Model
 		}
 	}
 	return m, nil
+}
+
+// inputLayerDtype is the option that gives a loaded Input the integer
+// dtype its InputLayer config names ("int32", "int64", as a name or a
+// DTypePolicy), or nil: every other dtype loads as float32, gokeras'
+// only float input dtype.
+func inputLayerDtype(cfg map[string]any) layers.Option {
+	d, _ := cfg["dtype"].(string)
+	if p, ok := cfg["dtype"].(map[string]any); ok {
+		c, _ := p["config"].(map[string]any)
+		d, _ = c["name"].(string)
+	}
+	if d == "int32" || d == "int64" {
+		return layers.WithDtype(d)
+	}
+	return nil
 }
 
 // inputLayerShape reads an InputLayer config's shape (Keras 3's
@@ -511,7 +537,11 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 			if err != nil {
 				return nil, err
 			}
-			kt := layers.Input(shape, layers.WithName(name))
+			opts := []layers.Option{layers.WithName(name)}
+			if dt := inputLayerDtype(lc); dt != nil {
+				opts = append(opts, dt)
+			}
+			kt := layers.Input(shape, opts...)
 			if err := kt.Err(); err != nil {
 				return nil, err
 			}
