@@ -326,6 +326,14 @@ func scheduleFromConfig(v map[string]any) (optimizers.Schedule, error) {
 			return optimizers.CosineDecayWithWarmup(f("initial_learning_rate", 0), n("decay_steps"), f("alpha", 0), t, n("warmup_steps"))
 		}
 		return optimizers.CosineDecay(f("initial_learning_rate", 0), n("decay_steps"), f("alpha", 0))
+	case "CosineDecayRestarts":
+		return optimizers.CosineDecayRestarts(f("initial_learning_rate", 0), n("first_decay_steps"), f("t_mul", 2), f("m_mul", 1), f("alpha", 0))
+	case "PolynomialDecay":
+		cy, _ := c["cycle"].(bool)
+		return optimizers.PolynomialDecay(f("initial_learning_rate", 0), n("decay_steps"), f("end_learning_rate", 0.0001), f("power", 1), cy)
+	case "InverseTimeDecay":
+		st, _ := c["staircase"].(bool)
+		return optimizers.InverseTimeDecay(f("initial_learning_rate", 0), n("decay_steps"), f("decay_rate", 0), st)
 	}
 	return nil, fmt.Errorf("unknown learning rate schedule %q", class)
 }
