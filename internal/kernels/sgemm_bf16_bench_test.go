@@ -73,7 +73,7 @@ func BenchmarkGEMM(b *testing.B) {
 // cache-resident operands (its compute peak; compare BenchmarkKernel).
 func BenchmarkBF16Kernel(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 10))
-	for _, kern := range availableBF16Kernels {
+	for _, kern := range bf16Kernels() {
 		for _, kp := range []int{5, 32, 192} {
 			rsa, csa := 1, kern.mr
 			if kern.amx { // row layout, whole 16-pair steps

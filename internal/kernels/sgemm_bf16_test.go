@@ -7,8 +7,18 @@ import (
 	"testing"
 )
 
-// The tests use availableBF16Kernels and activeBF16 directly.
-var _ = func() int { bf16Init(); return 0 }()
+// bf16Kernels returns every bfloat16 kernel usable here, after the probes
+// (which run on first use, after the init functions register them).
+func bf16Kernels() []*bf16KernelImpl {
+	bf16Init()
+	return availableBF16Kernels
+}
+
+// bf16Active returns the kernel SgemmBF16 uses.
+func bf16Active() *bf16KernelImpl {
+	bf16Init()
+	return activeBF16
+}
 
 // bf16Value is the value SgemmBF16 multiplies for x: x rounded to bfloat16
 // (nearest even, float32 subnormals flushed to zero).
@@ -35,7 +45,7 @@ func randPairs(r *rand.Rand, n int) []uint32 {
 // to within float32 rounding of the sums.
 func TestBF16KernelsMatchGoTwin(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	for _, kern := range availableBF16Kernels {
+	for _, kern := range bf16Kernels() {
 		twin := newBF16GoKernel(kern.mr, kern.nr)
 		mr, nr := kern.mr, kern.nr
 		for _, kp := range []int{1, 2, 3, 5, 16, 64, 193} {
@@ -177,7 +187,7 @@ func TestSgemmBF16Public(t *testing.T) {
 func TestSgemmBF16(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	shapes := append([]gemmCase{{14, 32, 2}, {28, 64, 800}, {3, 40, 9}, {200, 70, 385}}, testShapes...)
-	for _, kern := range availableBF16Kernels {
+	for _, kern := range bf16Kernels() {
 		for _, s := range shapes {
 			for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 				for _, ab := range [][2]float32{{1, 0}, {-0.5, 1.25}} {
@@ -195,7 +205,7 @@ func TestSgemmBF16(t *testing.T) {
 // the same float32 sum in the same order, whatever the tile shape).
 func TestSgemmBF16AsmEqualsGo(t *testing.T) {
 	var kerns []*bf16KernelImpl
-	for _, k := range availableBF16Kernels {
+	for _, k := range bf16Kernels() {
 		if !k.amx {
 			kerns = append(kerns, k)
 		}
@@ -223,9 +233,9 @@ func TestSgemmBF16AsmEqualsGo(t *testing.T) {
 func TestSgemmBF16Special(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	// alpha == 0 and k == 0 scale C only; beta == 0 never reads C.
-	checkGemmBF16(t, activeBF16, 1, r, false, false, 5, 6, 7, 0, 0.5)
-	checkGemmBF16(t, activeBF16, 1, r, false, false, 5, 6, 0, 1, 2)
-	checkGemmBF16(t, activeBF16, 1, r, false, false, 5, 6, 7, 1, 0)
+	checkGemmBF16(t, bf16Active(), 1, r, false, false, 5, 6, 7, 0, 0.5)
+	checkGemmBF16(t, bf16Active(), 1, r, false, false, 5, 6, 0, 1, 2)
+	checkGemmBF16(t, bf16Active(), 1, r, false, false, 5, 6, 7, 1, 0)
 	// Bad arguments panic like Sgemm's.
 	defer func() {
 		if recover() == nil {
@@ -268,14 +278,14 @@ func kernName(k *bf16KernelImpl) string {
 // reports agree with the selection.
 func TestBF16KernelSelection(t *testing.T) {
 	var names []string
-	for _, k := range availableBF16Kernels {
+	for _, k := range bf16Kernels() {
 		names = append(names, k.name)
 	}
 	t.Logf("bfloat16 kernels: %v, active %s", names, BF16KernelName())
-	if hasAVX512BF16 && len(availableBF16Kernels) < 2 {
+	if hasAVX512BF16 && len(bf16Kernels()) < 2 {
 		t.Fatal("CPU has AVX512_BF16 but no assembly bfloat16 kernel is available")
 	}
-	if BF16KernelName() != activeBF16.name || HasFastBF16() != (activeBF16 != bf16KernelGeneric) {
-		t.Fatalf("BF16KernelName %q / HasFastBF16 %v disagree with the active kernel %q", BF16KernelName(), HasFastBF16(), activeBF16.name)
+	if BF16KernelName() != bf16Active().name || HasFastBF16() != (bf16Active() != bf16KernelGeneric) {
+		t.Fatalf("BF16KernelName %q / HasFastBF16 %v disagree with the active kernel %q", BF16KernelName(), HasFastBF16(), bf16Active().name)
 	}
 }
