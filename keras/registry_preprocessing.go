@@ -35,6 +35,30 @@ func init() {
 		}
 		return layers.NewNormalization(s, o...)
 	})
+	builtin("CategoryEncoding", func(c *cfgReader, o []layers.Option) layers.Layer {
+		if c.bool("sparse", false) {
+			c.fail("sparse = true is not supported (gokeras has dense tensors only)")
+		}
+		return layers.NewCategoryEncoding(layers.CategoryEncodingSettings{
+			NumTokens: c.int("num_tokens", 0), OutputMode: c.str("output_mode", "multi_hot")}, o...)
+	})
+	builtin("Discretization", func(c *cfgReader, o []layers.Option) layers.Layer {
+		if c.bool("sparse", false) {
+			c.fail("sparse = true is not supported (gokeras has dense tensors only)")
+		}
+		s := layers.DiscretizationSettings{NumBins: c.int("num_bins", 0), Epsilon: c.float("epsilon", 0.01),
+			OutputMode: c.str("output_mode", "int")}
+		if c.present("bin_boundaries") {
+			var err error
+			if s.BinBoundaries, err = flattenFloats(c.m["bin_boundaries"]); err != nil {
+				if l, ok := c.m["bin_boundaries"].([]any); !ok || len(l) != 0 {
+					c.fail("bin_boundaries: %v", err)
+				}
+				s.BinBoundaries = []float64{}
+			}
+		}
+		return layers.NewDiscretization(s, o...)
+	})
 }
 
 // flattenFloats reads a number or a (nested) list of numbers, row-major.

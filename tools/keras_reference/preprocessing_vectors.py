@@ -89,10 +89,53 @@ def normalization_cases(rng):
     return out
 
 
+def category_encoding_cases(rng):
+    out = []
+    ids = np.array([[0, 3, 3], [4, 1, 7], [2, 2, 2], [5, 0, 1]], np.float32)
+    for mode in ("one_hot", "multi_hot", "count"):
+        x = ids[:, :1] if mode == "one_hot" else ids
+        out.append(case(f"category_encoding_{mode}",
+                        keras.layers.CategoryEncoding(num_tokens=6, output_mode=mode), x, grad=False))
+    out.append(case("category_encoding_one_hot_rank1",
+                    keras.layers.CategoryEncoding(num_tokens=8, output_mode="one_hot"),
+                    np.array([3, 0, 7, 1, 9], np.float32), grad=False))
+    out.append(case("category_encoding_one_hot_rank2",
+                    keras.layers.CategoryEncoding(num_tokens=8, output_mode="one_hot"), ids, grad=False))
+    out.append(case("category_encoding_count_rank1",
+                    keras.layers.CategoryEncoding(num_tokens=5, output_mode="count"),
+                    np.array([3, 0, 3, 1, 4, 3], np.float32), grad=False))
+    return out
+
+
+def discretization_cases(rng):
+    out = []
+    x = rng.normal(0, 2, (5, 4)).astype(np.float32)
+    x[0, :3] = [-1.0, 0.0, 1.5]  # on the boundaries
+    b = [-1.0, 0.0, 1.5, 2.0]
+    for mode in ("int", "one_hot", "multi_hot", "count"):
+        xx = x[:, :1] if mode == "one_hot" else x
+        out.append(case(f"discretization_{mode}",
+                        keras.layers.Discretization(bin_boundaries=b, output_mode=mode), xx, grad=False))
+    data = rng.normal(1, 3, (300, 2)).astype(np.float32)
+    out.append(case("discretization_adapt_4",
+                    keras.layers.Discretization(num_bins=4), x, adapt=data, grad=False))
+    out.append(case("discretization_adapt_7_eps",
+                    keras.layers.Discretization(num_bins=7, epsilon=0.05), x, adapt=data, grad=False))
+    small = rng.normal(0, 1, (30,)).astype(np.float32)
+    out.append(case("discretization_adapt_small",
+                    keras.layers.Discretization(num_bins=3), x, adapt=small, grad=False))
+    big = rng.exponential(2, (1037, 3)).astype(np.float32)
+    out.append(case("discretization_adapt_big",
+                    keras.layers.Discretization(num_bins=10, epsilon=0.001), x, adapt=big, grad=False))
+    return out
+
+
 def main():
     rng = np.random.default_rng(SEED + 71)
     cases = []
     cases += normalization_cases(rng)
+    cases += category_encoding_cases(rng)
+    cases += discretization_cases(rng)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump({"manifest": manifest(), "cases": cases}, f, indent=1)
