@@ -179,9 +179,9 @@ func (m *Model) testStep(data []ops.Tensor) (ops.Tensor, error) {
 // prepareMetrics creates the compiled metrics before a custom step runs,
 // from the labels' shapes and the model's output shapes, as Keras builds
 // its compiled metrics before the first step, so the step finds them in
-// [Model.Metrics].
+// [Model.Metrics]: shared ones and per-output ones (MetricsByOutput).
 func (m *Model) prepareMetrics(data []ops.Tensor) {
-	if m.metrics != nil || len(m.metricSpecs)+len(m.weightedSpecs) == 0 || len(m.outputs) == 0 {
+	if m.metrics != nil || len(m.metricSpecs)+len(m.weightedSpecs) == 0 && m.outputMetricSpecs == nil || len(m.outputs) == 0 {
 		return
 	}
 	n, k := m.nInputs(), len(m.outputs)
