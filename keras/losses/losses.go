@@ -135,14 +135,17 @@ func newConfig(kind, defaultName string, allowed []string, opts []Option) (base,
 	return b, c
 }
 
-// checkPair panics unless yTrue and yPred are tensors of one trace.
+// checkPair panics unless yTrue and yPred are tensors of one trace, or
+// one of them is eager: eager tensors combine with each other, and one
+// used in a traced step is a constant of that trace (ops/eager.go), as
+// for every op.
 func (b *base) checkPair(yTrue, yPred ops.Tensor) {
 	switch {
 	case yTrue.IsNone():
 		b.fail("none tensor as labels")
 	case yPred.IsNone():
 		b.fail("none tensor as predictions")
-	case yTrue.Trace() != yPred.Trace() && !(yTrue.IsEager() && yPred.IsEager()): // eager tensors combine (ops/eager.go)
+	case yTrue.Trace() != yPred.Trace() && !yTrue.IsEager() && !yPred.IsEager():
 		b.fail("labels %v and predictions %v are from different traces", yTrue.Shape(), yPred.Shape())
 	}
 }
