@@ -35,6 +35,19 @@ func init() {
 		}
 		return layers.NewNormalization(s, o...)
 	})
+	builtin("Resizing", func(c *cfgReader, o []layers.Option) layers.Layer {
+		if c.bool("pad_to_aspect_ratio", false) {
+			c.fail("pad_to_aspect_ratio = true is not supported")
+		}
+		if c.bool("antialias", false) {
+			c.fail("antialias = true is not supported")
+		}
+		return layers.NewResizing(c.int("height", 0), c.int("width", 0), layers.ResizingSettings{
+			Interpolation: c.str("interpolation", "bilinear"), CropToAspectRatio: c.bool("crop_to_aspect_ratio", false)}, o...)
+	})
+	builtin("CenterCrop", func(c *cfgReader, o []layers.Option) layers.Layer {
+		return layers.NewCenterCrop(c.int("height", 0), c.int("width", 0), o...)
+	})
 	builtin("CategoryEncoding", func(c *cfgReader, o []layers.Option) layers.Layer {
 		if c.bool("sparse", false) {
 			c.fail("sparse = true is not supported (gokeras has dense tensors only)")

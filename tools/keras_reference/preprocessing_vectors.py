@@ -130,12 +130,27 @@ def discretization_cases(rng):
     return out
 
 
+def image_cases(rng):
+    out = []
+    x = rng.standard_normal((2, 5, 7, 3)).astype(np.float32)
+    for (h, w) in ((8, 4), (3, 10), (5, 3), (9, 14)):
+        for interp in ("bilinear", "nearest"):
+            out.append(case(f"resizing_{interp}_{h}x{w}",
+                            keras.layers.Resizing(h, w, interpolation=interp), x, rng=rng))
+        out.append(case(f"resizing_crop_{h}x{w}",
+                        keras.layers.Resizing(h, w, crop_to_aspect_ratio=True), x, rng=rng))
+    for (h, w) in ((3, 4), (5, 7), (2, 6), (6, 6), (4, 9)):
+        out.append(case(f"center_crop_{h}x{w}", keras.layers.CenterCrop(h, w), x, rng=rng))
+    return out
+
+
 def main():
     rng = np.random.default_rng(SEED + 71)
     cases = []
     cases += normalization_cases(rng)
     cases += category_encoding_cases(rng)
     cases += discretization_cases(rng)
+    cases += image_cases(rng)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump({"manifest": manifest(), "cases": cases}, f, indent=1)
