@@ -222,9 +222,10 @@ def h5_tree(path):
 
 
 def committed_generators(root, ran):
-    """Committed */testdata/keras/*.json files whose manifest names a
-    generator among ran (script paths relative to the root)."""
-    out = subprocess.run(["git", "ls-files", "--", "*/testdata/keras/*.json"], cwd=root,
+    """Committed JSON files under any testdata folder (testdata/keras,
+    keras/testdata/multi_io, whole_model, interop, ...) whose manifest
+    names a generator among ran (script paths relative to the root)."""
+    out = subprocess.run(["git", "ls-files", "--", "*/testdata/*.json"], cwd=root,
                          capture_output=True, text=True, check=True).stdout.split()
     stale = []
     for rel in out:
