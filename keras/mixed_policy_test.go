@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -426,5 +427,63 @@ func TestMixedFloat16SaveLoadCompiled(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back.Weights()[0].Numpy(), m.Weights()[0].Numpy()) {
 		t.Error("weights differ after loading")
+	}
+}
+
+// TestMixedPolicyLayerExceptions: under mixed_bfloat16 an Embedding's
+// integer ids are not rounded (id 257 is not bfloat16-representable), its
+// looked-up rows are; batch normalization reads its statistics unrounded
+// (float32), as Keras' autocast=False weights.
+func TestMixedPolicyLayerExceptions(t *testing.T) {
+	withPolicy(t, "mixed_bfloat16")
+	in := layers.Input([]int{2}, layers.WithDtype("int32"))
+	emb := layers.NewEmbedding(300, 4)
+	m, err := keras.NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{layers.Apply(emb, in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := emb.Weights()[0].Data(0)
+	for i := range table {
+		table[i] = float32(i/4-250) + float32(i%4)*0.25 // rows 256 and 257 differ in bfloat16
+	}
+	got, err := m.Predict(tensor.New(tensor.WithShape(1, 2), tensor.WithBacking([]float32{257, 3})), keras.PredictConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := got.Data().([]float32)
+	for j := range 4 {
+		if want := ops.RoundBFloat16(table[257*4+j]); out[j] != want {
+			t.Errorf("embedding of id 257 [%d] = %g, want row 257 rounded %g", j, out[j], want)
+		}
+	}
+
+	bn := layers.NewBatchNormalization(layers.WithInputShape(3))
+	bm, err := keras.NewSequential(bn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// moving_mean (non-trainable) holds values bfloat16 cannot hold.
+	var mean *ops.Variable
+	for _, w := range bn.Weights() {
+		if strings.HasSuffix(w.Name(), "moving_mean") {
+			mean = w
+		}
+	}
+	if mean == nil {
+		t.Fatalf("no moving_mean in %v", bn.Weights())
+	}
+	copy(mean.Data(0), []float32{1.001, -2.003, 0.5})
+	x := []float32{1, 2, 4}
+	got, err = bm.Predict(tensor.New(tensor.WithShape(1, 3), tensor.WithBacking(append([]float32(nil), x...))), keras.PredictConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, v := range got.Data().([]float32) {
+		// gamma 1, beta 0, moving_variance 1, epsilon 1e-3, in float32,
+		// then the output rounded.
+		want := ops.RoundBFloat16(float32(float64(x[j]-mean.Data(0)[j]) / math.Sqrt(1+1e-3)))
+		if v != want {
+			t.Errorf("batch norm [%d] = %g, want %g (statistics in float32)", j, v, want)
+		}
 	}
 }
