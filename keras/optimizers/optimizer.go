@@ -79,6 +79,7 @@ type base struct {
 	slots     map[*ops.Variable][]*ops.Variable
 	slotOrder []*ops.Variable
 	exclude   *exclusion // replaced, never mutated, so updates read it unlocked
+	more      moreState  // options_common.go: EMA averages, gradient accumulators
 }
 
 // exclusion is the set of variables weight decay leaves alone.
@@ -105,6 +106,7 @@ func (e *exclusion) excludes(v *ops.Variable) bool {
 func (b *base) init(k kernel, cfg config) {
 	b.k = k
 	b.cfg = cfg
+	b.cfg.checkMore()
 	b.lr = cfg.lr
 	b.schedule = cfg.schedule
 	b.replicas = 1
@@ -168,7 +170,7 @@ func (b *base) SetLearningRate(lr float64) {
 func (b *base) Variables() []*ops.Variable {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]*ops.Variable{b.itVar}, b.slotOrder...)
+	return append(append([]*ops.Variable{b.itVar}, b.more.variables()...), b.slotOrder...)
 }
 
 // GetConfig implements Optimizer.
@@ -177,6 +179,7 @@ func (b *base) GetConfig() map[string]any {
 	m := b.cfg.commonConfig(b.lr, b.schedule)
 	b.mu.Unlock()
 	b.k.addConfig(m)
+	b.cfg.more.addConfig(m)
 	return m
 }
 
@@ -218,6 +221,7 @@ func (b *base) growLocked(n int) {
 	for _, s := range b.slotOrder {
 		s.Mirror(n)
 	}
+	b.mirrorMoreLocked(n)
 	for len(b.iters) < n {
 		b.iters = append(b.iters, b.iters[0])
 		b.written = append(b.written, b.itVar.Data(0)[0])
@@ -440,22 +444,29 @@ func (b *base) update(r int, grads [][]float32, vars []*ops.Variable, slots [][]
 				b.cfg.name, v.Name(), v.Replicas(), r)
 		}
 	}
-	b.clip(grads)
-	var slotData [4][]float32 // enough for every optimizer here: no allocation per step
-	for i, v := range vars {
-		w := v.Data(r)
-		if b.cfg.hasWeightDecay && !excl.excludes(v) {
-			f := float32(b.cfg.weightDecay * lr)
-			for j := range w {
-				w[j] -= w[j] * f
-			}
-		}
-		sd := slotData[:len(slots[i])]
-		for j, s := range slots[i] {
-			sd[j] = s.Data(r)
-		}
-		b.k.update(w, grads[i], sd, lr, t+1)
+	apply, err := b.accumulate(r, t, grads, vars) // options_common.go
+	if err != nil {
+		return err
 	}
+	if apply {
+		b.clip(grads)
+		var slotData [4][]float32 // enough for every optimizer here: no allocation per step
+		for i, v := range vars {
+			w := v.Data(r)
+			if b.cfg.hasWeightDecay && !excl.excludes(v) {
+				f := float32(b.cfg.weightDecay * lr)
+				for j := range w {
+					w[j] -= w[j] * f
+				}
+			}
+			sd := slotData[:len(slots[i])]
+			for j, s := range slots[i] {
+				sd[j] = s.Data(r)
+			}
+			b.k.update(w, grads[i], sd, lr, b.publicIterations(t)+1)
+		}
+	}
+	b.updateEMA(r, b.publicIterations(t), vars) // options_common.go
 
 	b.mu.Lock()
 	b.iters[r] = t + 1

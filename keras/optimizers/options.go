@@ -37,6 +37,7 @@ type config struct {
 	clipNorm       float64
 	clipValue      float64
 	globalClipNorm float64
+	more           moreOptions // options_common.go: use_ema, gradient_accumulation_steps
 
 	// given lists the Keras keys the options set, so the constructor can
 	// reject those that do not apply to its optimizer.

@@ -1,6 +1,10 @@
 """Keras vectors for gokeras' preprocessing layers.
 
-Writes keras/testdata/keras/preprocessing.json: for each case the layer's
+Writes keras/optimizers/testdata/keras/optimizer_options.json (SGD and
+Adam with use_ema, ema_momentum, ema_overwrite_frequency,
+gradient_accumulation_steps, clipping and weight decay: the variable after
+each step, the moving average, and the variable after
+finalize_variable_values) and keras/testdata/keras/preprocessing.json: for each case the layer's
 get_config() (after adapt, when the case adapts), the data given to adapt,
 the layer's weights, an input, Keras' output in inference and, for the
 differentiable layers, the gradient of sum(y*dy) with respect to the input.
@@ -144,6 +148,57 @@ def image_cases(rng):
     return out
 
 
+OPT_OUT = "keras/optimizers/testdata/keras/optimizer_options.json"
+
+
+def optimizer_case(name, cls, kwargs, nsteps, rng, shape=(2, 3)):
+    w0 = rng.standard_normal(shape).astype(np.float32)
+    grads = [rng.standard_normal(shape).astype(np.float32) for _ in range(nsteps)]
+    v = keras.Variable(w0, name="kernel")
+    opt = cls(**kwargs)
+    steps, averages = [], []
+    for g in grads:
+        opt.apply_gradients([(tf.constant(g), v)])
+        steps.append(arr(v.numpy()))
+        if kwargs.get("use_ema"):
+            averages.append(arr(opt._model_variables_moving_average[0].numpy()))
+    c = {"name": name, "optimizer": cls.__name__, "kwargs": kwargs, "shape": list(shape),
+         "w0": arr(w0), "grads": [arr(g) for g in grads], "steps": steps}
+    cfg = opt.get_config()
+    c["config"] = {k: cfg[k] for k in ("use_ema", "ema_momentum", "ema_overwrite_frequency",
+                                       "gradient_accumulation_steps")}
+    if kwargs.get("use_ema"):
+        c["averages"] = averages
+        opt.finalize_variable_values([v])
+        c["finalized"] = arr(v.numpy())
+    return c
+
+
+def optimizer_cases(rng):
+    S, A = keras.optimizers.SGD, keras.optimizers.Adam
+    out = []
+    for cls in (S, A):
+        n = cls.__name__.lower()
+        out.append(optimizer_case(f"{n}_ema", cls, {"learning_rate": 0.1, "use_ema": True}, 3, rng))
+        out.append(optimizer_case(f"{n}_ema_momentum_overwrite", cls,
+                                  {"learning_rate": 0.1, "use_ema": True, "ema_momentum": 0.5,
+                                   "ema_overwrite_frequency": 2}, 5, rng))
+        out.append(optimizer_case(f"{n}_accumulate_2", cls,
+                                  {"learning_rate": 0.1, "gradient_accumulation_steps": 2}, 6, rng))
+        out.append(optimizer_case(f"{n}_accumulate_3_clipnorm_decay", cls,
+                                  {"learning_rate": 0.1, "gradient_accumulation_steps": 3,
+                                   "clipnorm": 0.4, "weight_decay": 0.1}, 7, rng))
+        out.append(optimizer_case(f"{n}_accumulate_ema_clipvalue", cls,
+                                  {"learning_rate": 0.1, "gradient_accumulation_steps": 2, "use_ema": True,
+                                   "ema_momentum": 0.8, "clipvalue": 0.3}, 5, rng))
+        out.append(optimizer_case(f"{n}_global_clipnorm_decay", cls,
+                                  {"learning_rate": 0.1, "global_clipnorm": 0.5, "weight_decay": 0.05}, 3, rng))
+    out.append(optimizer_case("sgd_momentum_ema_accumulate", S,
+                              {"learning_rate": 0.05, "momentum": 0.9, "gradient_accumulation_steps": 2,
+                               "use_ema": True}, 6, rng))
+    return out
+
+
 def main():
     rng = np.random.default_rng(SEED + 71)
     cases = []
@@ -156,6 +211,12 @@ def main():
         json.dump({"manifest": manifest(), "cases": cases}, f, indent=1)
         f.write("\n")
     print(f"wrote {OUT}: {len(cases)} cases")
+    ocases = optimizer_cases(np.random.default_rng(SEED + 72))
+    os.makedirs(os.path.dirname(OPT_OUT), exist_ok=True)
+    with open(OPT_OUT, "w") as f:
+        json.dump({"manifest": manifest(), "cases": ocases}, f, indent=1)
+        f.write("\n")
+    print(f"wrote {OPT_OUT}: {len(ocases)} cases")
 
 
 if __name__ == "__main__":
