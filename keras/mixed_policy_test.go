@@ -487,3 +487,56 @@ func TestMixedPolicyLayerExceptions(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedFloat16LoadsKerasModel loads a model Keras saved after
+// training under mixed_float16 (tools/keras_reference/mixed_vectors.py):
+// the layers keep their policies, the optimizer is wrapped again, and the
+// predictions equal Keras' (computed in real float16) to float16's
+// precision.
+func TestMixedFloat16LoadsKerasModel(t *testing.T) {
+	raw, err := os.ReadFile("testdata/keras/mixed_float16.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		X, Predictions []float32
+		Policies       []string
+		Optimizer      string
+		Inner          string `json:"inner_optimizer"`
+	}
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	m, err := keras.LoadModel("testdata/keras/mixed_float16.keras")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range m.Layers() {
+		pl, ok := l.(interface {
+			DTypePolicy() mixedprecision.DTypePolicy
+		})
+		if !ok || pl.DTypePolicy().Name() != ref.Policies[i] {
+			t.Errorf("layer %s: policy %v, Keras %s", l.Name(), pl, ref.Policies[i])
+		}
+	}
+	lso, ok := m.Optimizer().(*optimizers.LossScaleOptimizer)
+	if !ok || ref.Optimizer != "LossScaleOptimizer" {
+		t.Fatalf("optimizer %T, Keras %s", m.Optimizer(), ref.Optimizer)
+	}
+	if _, ok := lso.InnerOptimizer().(*optimizers.Adam); !ok || ref.Inner != "Adam" {
+		t.Errorf("inner optimizer %T, Keras %s", lso.InnerOptimizer(), ref.Inner)
+	}
+	got, err := m.Predict(tensor.New(tensor.WithShape(len(ref.X)/3, 3), tensor.WithBacking(ref.X)), keras.PredictConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for i, v := range got.Data().([]float32) {
+		d := math.Abs(float64(v - ref.Predictions[i]))
+		worst = math.Max(worst, d)
+		if d > 1e-5 {
+			t.Errorf("prediction %d = %g, Keras %g", i, v, ref.Predictions[i])
+		}
+	}
+	t.Logf("largest difference from Keras' float16 predictions: %.3g", worst)
+}

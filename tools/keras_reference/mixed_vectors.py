@@ -12,6 +12,10 @@
   keras/testdata/keras/mixed_policy_config.json
       the config of a Dense layer made under mixed_bfloat16 and of one
       given dtype="float32", as Keras 3 writes them.
+  keras/testdata/keras/mixed_float16.keras (+ mixed_float16.json)
+      a small model compiled under mixed_float16 (Keras wraps its Adam in
+      a LossScaleOptimizer) after two fit steps, and its predictions on
+      given inputs computed by Keras in float16.
 
 Run from the repository root with the pinned environment (requirements.txt):
 
@@ -140,6 +144,33 @@ def policy_configs():
     return res
 
 
+def mixed_model():
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    keras.utils.set_random_seed(7)
+    m = keras.Sequential([
+        keras.Input((3,)),
+        keras.layers.Dense(4, activation="relu"),
+        keras.layers.Dense(2),
+        keras.layers.Activation("softmax", dtype="float32"),
+    ])
+    m.compile(optimizer=keras.optimizers.Adam(0.01), loss="categorical_crossentropy")
+    x = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75], [-2.0, 1.0, 0.125], [0.0, 3.0, -1.0]], dtype=np.float32)
+    y = np.array([[1, 0], [0, 1], [1, 0], [0, 1]], dtype=np.float32)
+    m.fit(x, y, batch_size=2, epochs=1, shuffle=False, verbose=0)
+    m.save("keras/testdata/keras/mixed_float16.keras")
+    res = {
+        "x": x.reshape(-1).tolist(),
+        "predictions": np.asarray(m.predict(x, verbose=0), dtype=np.float32).reshape(-1).tolist(),
+        "policies": [l.dtype_policy.name for l in m.layers],
+        "optimizer": type(m.optimizer).__name__,
+        "inner_optimizer": type(m.optimizer.inner_optimizer).__name__,
+        "dynamic_scale": float(m.optimizer.dynamic_scale),
+        "iterations": int(m.optimizer.iterations),
+    }
+    keras.mixed_precision.set_global_policy("float32")
+    return res
+
+
 def write(path, obj):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
@@ -151,3 +182,4 @@ if __name__ == "__main__":
     write("ops/testdata/cast_precision.json", cast_vectors())
     write("keras/optimizers/testdata/keras/loss_scale_optimizer.json", loss_scale_vectors())
     write("keras/testdata/keras/mixed_policy_config.json", policy_configs())
+    write("keras/testdata/keras/mixed_float16.json", mixed_model())
