@@ -584,11 +584,11 @@ func StringLookupFromConfig(c map[string]any) (*StringLookup, error) {
 		s.Invert = v
 	}
 	if n, ok := c["num_oov_indices"]; ok {
-		f, _ := n.(float64)
+		f, isNum := n.(float64)
 		switch {
-		case f == 0 && n != nil:
+		case isNum && f == 0:
 			s.NoOOVIndex = true
-		case f == 1:
+		case isNum && f == 1:
 		default:
 			return nil, fmt.Errorf("layers: StringLookup config: num_oov_indices %v: gokeras takes 0 or 1 (more hash tokens with TensorFlow's FarmHash)", n)
 		}
