@@ -48,6 +48,51 @@ func init() {
 	builtin("CenterCrop", func(c *cfgReader, o []layers.Option) layers.Layer {
 		return layers.NewCenterCrop(c.int("height", 0), c.int("width", 0), o...)
 	})
+	builtin("IntegerLookup", func(c *cfgReader, o []layers.Option) layers.Layer {
+		if c.bool("sparse", false) {
+			c.fail("sparse = true is not supported (gokeras has dense tensors only)")
+		}
+		if c.bool("invert", false) {
+			c.fail("invert = true is not supported")
+		}
+		if m := c.str("oov_method", "floormod"); m != "floormod" {
+			c.fail("oov_method %q is not supported", m)
+		}
+		if d := c.str("vocabulary_dtype", "int64"); d != "int64" && d != "int32" {
+			c.fail("vocabulary_dtype %q is not supported", d)
+		}
+		s := layers.IntegerLookupSettings{MaxTokens: c.int("max_tokens", 0), NumOOVIndices: c.int("num_oov_indices", 1),
+			OutputMode: c.str("output_mode", "int"), PadToMaxTokens: c.bool("pad_to_max_tokens", false)}
+		if s.NumOOVIndices == 0 {
+			c.fail("num_oov_indices = 0 is not supported")
+		}
+		if c.present("mask_token") {
+			t := int64(c.int("mask_token", 0))
+			s.MaskToken = &t
+		}
+		if c.present("oov_token") {
+			t := int64(c.int("oov_token", -1))
+			s.OOVToken = &t
+		}
+		if c.present("vocabulary") {
+			if _, ok := c.m["vocabulary"].(string); ok {
+				c.fail("vocabulary as a file path is not supported")
+			}
+			for _, v := range c.ints("vocabulary") {
+				s.Vocabulary = append(s.Vocabulary, int64(v))
+			}
+			if s.Vocabulary == nil {
+				s.Vocabulary = []int64{}
+			}
+		}
+		if c.present("idf_weights") {
+			var err error
+			if s.IDFWeights, err = flattenFloats(c.m["idf_weights"]); err != nil {
+				c.fail("idf_weights: %v", err)
+			}
+		}
+		return layers.NewIntegerLookup(s, o...)
+	})
 	builtin("CategoryEncoding", func(c *cfgReader, o []layers.Option) layers.Layer {
 		if c.bool("sparse", false) {
 			c.fail("sparse = true is not supported (gokeras has dense tensors only)")

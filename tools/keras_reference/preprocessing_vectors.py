@@ -199,6 +199,36 @@ def optimizer_cases(rng):
     return out
 
 
+def integer_lookup_cases(rng):
+    out = []
+    IL = keras.layers.IntegerLookup
+    x = np.array([[12, 36, 7, 0], [1138, 12, -1, 42], [36, 36, 5, 12]], np.float32)
+    vocab = [12, 36, 1138, 42]
+    out.append(case("integer_lookup_int", IL(vocabulary=vocab), x, grad=False))
+    out.append(case("integer_lookup_mask", IL(vocabulary=vocab, mask_token=0), x, grad=False))
+    out.append(case("integer_lookup_specials_in_vocab", IL(vocabulary=[0, -1] + vocab, mask_token=0), x, grad=False))
+    for mode in ("one_hot", "multi_hot", "count"):
+        xx = x[:, :1] if mode == "one_hot" else x
+        out.append(case(f"integer_lookup_{mode}", IL(vocabulary=vocab, output_mode=mode), xx, grad=False))
+        out.append(case(f"integer_lookup_{mode}_mask", IL(vocabulary=vocab, output_mode=mode, mask_token=0),
+                        xx, grad=False))
+    out.append(case("integer_lookup_multi_hot_pad", IL(vocabulary=vocab, output_mode="multi_hot", max_tokens=9,
+                                                        pad_to_max_tokens=True), x, grad=False))
+    out.append(case("integer_lookup_tf_idf", IL(vocabulary=vocab, output_mode="tf_idf",
+                                                 idf_weights=[0.5, 1.25, 2.0, 0.75]), x, grad=False))
+    data = rng.integers(0, 9, (20, 6)).astype(np.float32)
+    data[0, :3] = [-1, 100, 100]
+    xa = rng.integers(-1, 11, (4, 5)).astype(np.float32)
+    out.append(case("integer_lookup_adapt", IL(), xa, adapt=data, grad=False))
+    out.append(case("integer_lookup_adapt_max_mask", IL(max_tokens=6, mask_token=0), xa, adapt=data, grad=False))
+    out.append(case("integer_lookup_adapt_count", IL(output_mode="count"), xa, adapt=data, grad=False))
+    out.append(case("integer_lookup_adapt_tf_idf", IL(output_mode="tf_idf"), xa, adapt=data, grad=False))
+    out.append(case("integer_lookup_adapt_tf_idf_max_pad", IL(output_mode="tf_idf", max_tokens=7,
+                                                               pad_to_max_tokens=True, mask_token=3),
+                    xa, adapt=data, grad=False))
+    return out
+
+
 def main():
     rng = np.random.default_rng(SEED + 71)
     cases = []
@@ -206,6 +236,7 @@ def main():
     cases += category_encoding_cases(rng)
     cases += discretization_cases(rng)
     cases += image_cases(rng)
+    cases += integer_lookup_cases(rng)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump({"manifest": manifest(), "cases": cases}, f, indent=1)
