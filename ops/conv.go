@@ -13,6 +13,11 @@ type Conv2DAttrs struct {
 	// Padding is "valid" or "same" (TensorFlow's rule: output size
 	// ceil(in/stride), the extra padding going after).
 	Padding string
+	// Precision is the precision of Conv2D's GEMMs (forward, input and
+	// filter gradients): "" is float32; PrecisionBFloat16 rounds their
+	// operands to bfloat16 and sums in float32 (gemm.go). Conv2D sets it
+	// to bfloat16 inside a layer computing in bfloat16.
+	Precision string
 }
 
 // ConvOutputSize returns the output length and the padding before for one
@@ -219,6 +224,8 @@ type convState struct {
 	plan *convPlan
 	cols []float32 // forward panel
 	wk   []float32 // gathered kernel rows (plan only)
+
+	gemmMode // precision of the GEMMs (gemm.go)
 }
 
 func (s *convState) panel(x []float32) []float32 {
@@ -278,7 +285,14 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 		fail("Conv2D", "input %v has %d channels but the kernel %v expects %d", x.Shape(), g.c, ws, ws[2])
 	}
 	cout := ws[3]
-	st := &convState{g: g, cout: cout, plan: newConvPlan(g, cout)}
+	if attrs.Precision == "" {
+		attrs.Precision = tr.gemmPrecision()
+	}
+	gm := modeOf("Conv2D", attrs.Precision)
+	st := &convState{gemmMode: gm, g: g, cout: cout, plan: newConvPlan(g, cout)}
+	if st.plan != nil {
+		st.plan.gemmMode = gm
+	}
 	scratch := traceScratch(tr)
 	return tr.apply(&Op{
 		name: "Conv2D", out: Shape{g.n, g.oh, g.ow, cout}, attrs: attrs,
@@ -293,7 +307,7 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 				return
 			}
 			cols := st.panel(in[0])
-			sgemm(false, false, g.rows(), cout, g.patch(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
+			st.sgemm(false, false, g.rows(), cout, g.patch(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
 		},
 		grad: func(in []Tensor, y, dy Tensor) []Tensor {
 			return []Tensor{conv2DBackpropInput(st, in[1], dy, y, attrs), conv2DBackpropFilter(st, in[0], dy, y, ws, attrs)}
@@ -321,11 +335,11 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tens
 				return
 			}
 			if g.identity() {
-				sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, o, g.patch())
+				st.sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, o, g.patch())
 				return
 			}
 			dcols := scratch.get(g.rows() * g.patch())
-			sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, dcols, g.patch())
+			st.sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, dcols, g.patch())
 			g.col2im(o, dcols)
 		},
 		wrt: make([]bool, len(ins)),
@@ -350,7 +364,7 @@ func conv2DBackpropFilter(st *convState, x, dy, y Tensor, ws Shape, attrs Conv2D
 			if !g.identity() {
 				cols = st.cols
 			}
-			sgemm(true, false, g.patch(), cout, g.rows(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
+			st.sgemm(true, false, g.patch(), cout, g.rows(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
 		},
 		wrt: []bool{false, false, false},
 	}, x, dy, y)

@@ -48,6 +48,8 @@ type convPlan struct {
 	dygRows int
 	dyg     []float32
 	dyFresh bool
+
+	gemmMode // precision of the GEMMs (gemm.go), set by Conv2D
 }
 
 type kxGather struct{ kx0, kx1, off int }
@@ -252,11 +254,11 @@ func (pl *convPlan) forward(g convGeom, cout int, y, panel, w, wk, scratch []flo
 		wr := pl.kernelRows(cl, g, cout, w, wk)
 		m := len(cl.rows)
 		if cl.stride > 0 {
-			sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, y[cl.r0*cout:], cl.stride*cout)
+			pl.sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, y[cl.r0*cout:], cl.stride*cout)
 			continue
 		}
 		tmp := scratch[:m*cout]
-		sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, tmp, cout)
+		pl.sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, tmp, cout)
 		parallelRows(m, cout, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
 				p := int(cl.rows[r])
@@ -306,14 +308,14 @@ func (pl *convPlan) backpropFilter(g convGeom, cout int, dw, panel, dy []float32
 		a := panel[cl.panel : cl.panel+m*cl.ld]
 		if cl.kx1-cl.kx0 == g.kw {
 			// the class's kernel rows are contiguous in dw
-			sgemm(true, false, cl.k, cout, m, 1, a, cl.ld, d, ldd, 1, dw[cl.ky0*g.kw*g.c*cout:], cout)
+			pl.sgemm(true, false, cl.k, cout, m, 1, a, cl.ld, d, ldd, 1, dw[cl.ky0*g.kw*g.c*cout:], cout)
 			continue
 		}
 		// one kernel row ky at a time: its taps are contiguous in dw and
 		// a column block of the class's panel
 		run := (cl.kx1 - cl.kx0) * g.c
 		for ky := cl.ky0; ky < cl.ky1; ky++ {
-			sgemm(true, false, run, cout, m, 1, a[(ky-cl.ky0)*run:], cl.ld, d, ldd, 1, dw[((ky*g.kw+cl.kx0)*g.c)*cout:], cout)
+			pl.sgemm(true, false, run, cout, m, 1, a[(ky-cl.ky0)*run:], cl.ld, d, ldd, 1, dw[((ky*g.kw+cl.kx0)*g.c)*cout:], cout)
 		}
 	}
 }
@@ -336,10 +338,10 @@ func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, wk, scratch [
 			// of row panels. Compute its transpose w · dy_classᵀ instead
 			// (packing only dy's rows) and transpose the small result.
 			dcolsT := dcolsBuf[m*cl.k : 2*m*cl.k]
-			sgemm(false, true, cl.k, m, cout, 1, wr, cout, d, ldd, 0, dcolsT, m)
+			pl.sgemm(false, true, cl.k, m, cout, 1, wr, cout, d, ldd, 0, dcolsT, m)
 			transpose(dcols, dcolsT, cl.k, m)
 		} else {
-			sgemm(false, true, m, cl.k, cout, 1, d, ldd, wr, cout, 0, dcols, cl.k)
+			pl.sgemm(false, true, m, cl.k, cout, 1, d, ldd, wr, cout, 0, dcols, cl.k)
 		}
 		run := (cl.kx1 - cl.kx0) * g.c
 		// Rows of different images never touch the same input, so the

@@ -10,3 +10,55 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	}
 	kernels.Sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
+
+// PrecisionBFloat16 is the GEMM precision (Conv2DAttrs.Precision) in which
+// the operands are rounded to bfloat16 and the products summed in float32
+// (kernels.SgemmBF16); "" is float32 (kernels.Sgemm).
+const PrecisionBFloat16 = "bfloat16"
+
+// gemmMode is the precision of an op's GEMMs, embedded in the state its
+// kernels share (convState, convPlan); the zero gemmMode is float32.
+type gemmMode struct{ bf16 bool }
+
+// modeOf returns the gemmMode of a precision attribute: "" or "float32",
+// or PrecisionBFloat16.
+func modeOf(op, precision string) gemmMode {
+	switch precision {
+	case "", "float32":
+		return gemmMode{}
+	case PrecisionBFloat16:
+		return gemmMode{bf16: true}
+	}
+	fail(op, "unsupported GEMM precision %q (\"\", \"float32\" or %q)", precision, PrecisionBFloat16)
+	return gemmMode{}
+}
+
+// sgemm is the package's sgemm in the mode's precision. In bfloat16 the
+// operands are rounded to bfloat16 while packed (float32 subnormals become
+// zero) and the products, exact in float32, summed in float32: operands
+// that a mixed_bfloat16 layer has already rounded (CastToBFloat16) give
+// the float32 GEMM's result but for the order of the float32 sums.
+func (gm gemmMode) sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !gm.bf16 {
+		sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	kernels.SgemmBF16(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmPrecision is the GEMM precision of ops made now on tr when the op's
+// attributes name none: PrecisionBFloat16 while a layer computing in
+// bfloat16 is being called (mixed_bfloat16: its reads are cast to
+// bfloat16, Trace.CastReads), so its convolutions and matrix products
+// run on bfloat16 GEMM kernels; "" otherwise, float32 programs keeping
+// float32 GEMMs. A layer given dtype "float32" (or computing in float16)
+// keeps float32 GEMMs.
+func (tr *Trace) gemmPrecision() string {
+	if d, _ := tr.attrs[readCastKey{}].(string); d == "bfloat16" {
+		return PrecisionBFloat16
+	}
+	return ""
+}

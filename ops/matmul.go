@@ -6,12 +6,22 @@ import (
 	"github.com/gokeras/gokeras/internal/vec"
 )
 
-type matMulAttrs struct{ TransA, TransB bool }
+type matMulAttrs struct {
+	TransA, TransB bool
+	Precision      string // of the GEMM: "" float32, PrecisionBFloat16 (gemm.go)
+}
 
 // MatMul returns op(a) · op(b) for rank-2 a and b, where op transposes when
-// the flag is set.
+// the flag is set. Inside a layer computing in bfloat16 it and its
+// gradients multiply on bfloat16 GEMM kernels (gemm.go).
 func MatMul(a, b Tensor, transA, transB bool) Tensor {
+	return matMul(a, b, transA, transB, sameTrace("MatMul", a, b).gemmPrecision())
+}
+
+// matMul is MatMul with its GEMM precision, which its gradients keep.
+func matMul(a, b Tensor, transA, transB bool, precision string) Tensor {
 	tr := sameTrace("MatMul", a, b)
+	gm := modeOf("MatMul", precision)
 	as, bs := a.Shape(), b.Shape()
 	if len(as) != 2 || len(bs) != 2 {
 		fail("MatMul", "needs rank-2 operands, got %v and %v", as, bs)
@@ -29,22 +39,22 @@ func MatMul(a, b Tensor, transA, transB bool) Tensor {
 	}
 	lda, ldb := as[1], bs[1]
 	return tr.apply(&Op{
-		name: "MatMul", out: Shape{m, n}, attrs: matMulAttrs{transA, transB},
+		name: "MatMul", out: Shape{m, n}, attrs: matMulAttrs{transA, transB, precision},
 		fwd: func(o []float32, in [][]float32) {
-			sgemm(transA, transB, m, n, k, 1, in[0], lda, in[1], ldb, 0, o, n)
+			gm.sgemm(transA, transB, m, n, k, 1, in[0], lda, in[1], ldb, 0, o, n)
 		},
 		grad: func(in []Tensor, _, dy Tensor) []Tensor {
 			a, b := in[0], in[1]
 			var da, db Tensor
 			switch {
 			case !transA && !transB:
-				da, db = MatMul(dy, b, false, true), MatMul(a, dy, true, false)
+				da, db = matMul(dy, b, false, true, precision), matMul(a, dy, true, false, precision)
 			case transA && !transB:
-				da, db = MatMul(b, dy, false, true), MatMul(a, dy, false, false)
+				da, db = matMul(b, dy, false, true, precision), matMul(a, dy, false, false, precision)
 			case !transA && transB:
-				da, db = MatMul(dy, b, false, false), MatMul(dy, a, true, false)
+				da, db = matMul(dy, b, false, false, precision), matMul(dy, a, true, false, precision)
 			default:
-				da, db = MatMul(b, dy, true, true), MatMul(dy, a, true, true)
+				da, db = matMul(b, dy, true, true, precision), matMul(dy, a, true, true, precision)
 			}
 			return []Tensor{da, db}
 		},

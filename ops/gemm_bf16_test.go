@@ -1,0 +1,235 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/gokeras/gokeras/internal/kernels"
+	"testing"
+)
+
+// roundedCopy is v with every element rounded to bfloat16.
+func roundedCopy(v []float32) []float32 {
+	r := make([]float32, len(v))
+	roundBFloat16Slice(r, v)
+	return r
+}
+
+func absCopy(v []float32) []float32 {
+	r := make([]float32, len(v))
+	for i, x := range v {
+		r[i] = float32(math.Abs(float64(x)))
+	}
+	return r
+}
+
+// convRun runs Conv2D and both its gradients at precision prec on x, w,
+// dy, with the tap-class path on or off, and returns y, dx, dw and the
+// precision the three ops carry.
+func convRun(t *testing.T, xs, ws Shape, stride int, prec string, taps bool, x, w, dy []float32) ([3][]float32, [3]gemmMode) {
+	t.Helper()
+	defer func(v bool) { noTapClasses = v }(noTapClasses)
+	noTapClasses = !taps
+	tr := NewTrace(true, 0, 1)
+	xv, wv := tr.Input("x", xs), tr.Input("w", ws)
+	y := Conv2D(xv, wv, Conv2DAttrs{Strides: [2]int{stride, stride}, Padding: "same", Precision: prec})
+	dv := tr.Input("dy", y.Shape())
+	op := y.n.Op().(*Op)
+	grads := op.grad([]Tensor{xv, wv}, y, dv)
+	outs := [3][]float32{make([]float32, y.Shape().Size()), make([]float32, len(x)), make([]float32, len(w))}
+	op.Forward(outs[0], [][]float32{x, w})
+	inOp, fOp := grads[0].n.Op().(*Op), grads[1].n.Op().(*Op)
+	inArgs := [][]float32{w, dy}
+	if len(inOp.ins) == 3 {
+		inArgs = append(inArgs, outs[0])
+	}
+	inOp.Forward(outs[1], inArgs)
+	fOp.Forward(outs[2], [][]float32{x, dy, outs[0]})
+	var modes [3]gemmMode
+	for i, o := range []*Op{op, inOp, fOp} {
+		modes[i] = modeOfOp(t, o)
+	}
+	return outs, modes
+}
+
+// modeOfOp reads the GEMM precision an op was made with from its
+// attributes (Conv2DAttrs, the printed attributes of its gradients, or
+// matMulAttrs).
+func modeOfOp(t *testing.T, o *Op) gemmMode {
+	t.Helper()
+	switch a := o.attrs.(type) {
+	case Conv2DAttrs:
+		return modeOf(o.name, a.Precision)
+	case matMulAttrs:
+		return modeOf(o.name, a.Precision)
+	case string:
+		return gemmMode{bf16: strings.Contains(a, "Precision:"+PrecisionBFloat16)}
+	}
+	t.Fatalf("%s: attributes %T", o.name, o.attrs)
+	return gemmMode{}
+}
+
+// checkSummationOrder fails unless got equals ref within float32
+// summation-order error: |got-ref| <= 2·k·2^-24·abs (abs is the same
+// computation on the absolute values, Σ|terms|), and returns the largest
+// ratio |got-ref| / bound seen.
+func checkSummationOrder(t *testing.T, name string, k int, got, ref, abs []float32) float64 {
+	t.Helper()
+	worst := 0.0
+	for i := range ref {
+		bound := 2*float64(k)*math.Ldexp(1, -24)*float64(abs[i]) + 1e-30
+		d := math.Abs(float64(got[i]) - float64(ref[i]))
+		if d > bound {
+			t.Fatalf("%s[%d]: bfloat16 GEMM %v, float32 GEMM on rounded inputs %v: differ by %g > %g", name, i, got[i], ref[i], d, bound)
+		}
+		worst = max(worst, d/bound)
+	}
+	return worst
+}
+
+// TestConvBFloat16GEMM runs Conv2D's forward, input and filter gradients
+// on bfloat16 GEMMs (im2col and tap-class paths) and compares them with
+// the float32 GEMMs on the inputs rounded to bfloat16: equal within
+// float32 summation-order error. The float32 results on the unrounded
+// inputs must be outside that bound somewhere (the bfloat16 path rounds).
+func TestConvBFloat16GEMM(t *testing.T) {
+	t.Logf("bfloat16 GEMM kernel: %s", kernels.BF16KernelName())
+	cases := []struct{ n, h, w, cin, k, cout, stride int }{
+		{4, 12, 12, 16, 3, 40, 1}, // im2col
+		{8, 2, 2, 16, 3, 48, 1},   // tap classes
+		{6, 4, 4, 32, 3, 64, 2},
+		{64, 1, 1, 40, 1, 36, 1}, // 1x1: identity panel
+	}
+	for _, c := range cases {
+		for _, taps := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%+v/taps=%v", c, taps), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(7, uint64(c.h*1000+c.cin)))
+				rnd := func(n int) []float32 {
+					v := make([]float32, n)
+					for i := range v {
+						v[i] = r.Float32()*2 - 1
+					}
+					return v
+				}
+				xs, ws := Shape{c.n, c.h, c.w, c.cin}, Shape{c.k, c.k, c.cin, c.cout}
+				g := newGeom("t", xs, c.k, c.k, [2]int{c.stride, c.stride}, [2]int{1, 1}, "same")
+				x, w, dy := rnd(xs.Size()), rnd(ws.Size()), rnd(g.rows()*c.cout)
+				got, modes := convRun(t, xs, ws, c.stride, PrecisionBFloat16, taps, x, w, dy)
+				for i, m := range modes {
+					if !m.bf16 {
+						t.Fatalf("op %d of the convolution does not carry the bfloat16 precision", i)
+					}
+				}
+				xr, wr, dyr := roundedCopy(x), roundedCopy(w), roundedCopy(dy)
+				ref, m32 := convRun(t, xs, ws, c.stride, "", taps, xr, wr, dyr)
+				if m32 != [3]gemmMode{} {
+					t.Fatalf("float32 convolution ops carry %v", m32)
+				}
+				abs, _ := convRun(t, xs, ws, c.stride, "", taps, absCopy(xr), absCopy(wr), absCopy(dyr))
+				plain, _ := convRun(t, xs, ws, c.stride, "", taps, x, w, dy)
+				ks := [3]int{g.patch(), c.cout * c.k * c.k, g.rows()}
+				outside := false
+				for i, name := range []string{"y", "dx", "dw"} {
+					checkSummationOrder(t, name, ks[i], got[i], ref[i], abs[i])
+					for j := range ref[i] {
+						if math.Abs(float64(plain[i][j]-ref[i][j])) > 2*float64(ks[i])*math.Ldexp(1, -24)*float64(abs[i][j]) {
+							outside = true
+						}
+					}
+				}
+				if !outside {
+					t.Fatal("float32 results on unrounded inputs are within the bound: the test cannot tell rounding apart")
+				}
+			})
+		}
+	}
+}
+
+// TestMatMulBFloat16GEMM makes MatMul inside a bfloat16 layer (the trace's
+// reads cast to bfloat16) and checks that it and its gradients carry the
+// bfloat16 precision and compute the float32 product of the rounded
+// operands within summation-order error; outside such a layer, and under
+// float16, MatMul keeps float32 GEMMs.
+func TestMatMulBFloat16GEMM(t *testing.T) {
+	const m, k, n = 37, 150, 45
+	r := rand.New(rand.NewPCG(3, 5))
+	rnd := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = r.Float32()*2 - 1
+		}
+		return v
+	}
+	a, b, dy := rnd(m*k), rnd(k*n), rnd(m*n)
+	run := func(castReads string, a, b, dy []float32) ([3][]float32, [3]gemmMode) {
+		tr := NewTrace(true, 0, 1)
+		restore := tr.CastReads(castReads)
+		av, bv := tr.Input("a", Shape{m, k}), tr.Input("b", Shape{k, n})
+		y := MatMul(av, bv, false, false)
+		restore()
+		dv := tr.Input("dy", Shape{m, n})
+		op := y.n.Op().(*Op)
+		gs := op.grad([]Tensor{av, bv}, y, dv)
+		outs := [3][]float32{make([]float32, m*n), make([]float32, m*k), make([]float32, k*n)}
+		op.Forward(outs[0], [][]float32{a, b})
+		gs[0].n.Op().(*Op).Forward(outs[1], [][]float32{dy, b})
+		gs[1].n.Op().(*Op).Forward(outs[2], [][]float32{a, dy})
+		var modes [3]gemmMode
+		for i, o := range []*Op{op, gs[0].n.Op().(*Op), gs[1].n.Op().(*Op)} {
+			modes[i] = modeOfOp(t, o)
+		}
+		return outs, modes
+	}
+	got, modes := run("bfloat16", a, b, dy)
+	if modes != [3]gemmMode{{true}, {true}, {true}} {
+		t.Fatalf("MatMul and its gradients in a bfloat16 layer: precisions %v", modes)
+	}
+	for _, policy := range []string{"", "float32", "float16"} {
+		if _, modes := run(policy, a, b, dy); modes != [3]gemmMode{} {
+			t.Fatalf("CastReads(%q): precisions %v, want float32", policy, modes)
+		}
+	}
+	ar, br, dyr := roundedCopy(a), roundedCopy(b), roundedCopy(dy)
+	ref, _ := run("", ar, br, dyr)
+	abs, _ := run("", absCopy(ar), absCopy(br), absCopy(dyr))
+	for i, name := range []string{"y", "da", "db"} {
+		kk := [3]int{k, n, m}[i]
+		checkSummationOrder(t, name, kk, got[i], ref[i], abs[i])
+	}
+}
+
+// TestFloat32ConvKeepsSgemm checks that a float32 trace's Conv2D ops keep
+// float32 GEMMs: their results equal Sgemm's bit for bit, as before the
+// bfloat16 path existed.
+func TestFloat32ConvKeepsSgemm(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	xs, ws := Shape{2, 6, 6, 8}, Shape{3, 3, 8, 16}
+	x := make([]float32, xs.Size())
+	w := make([]float32, ws.Size())
+	for i := range x {
+		x[i] = r.Float32() - .5
+	}
+	for i := range w {
+		w[i] = r.Float32() - .5
+	}
+	tr := NewTrace(true, 0, 1)
+	y := Conv2D(tr.Input("x", xs), tr.Input("w", ws), Conv2DAttrs{Strides: [2]int{1, 1}, Padding: "same"})
+	op := y.n.Op().(*Op)
+	if a := op.attrs.(Conv2DAttrs); a.Precision != "" {
+		t.Fatalf("float32 Conv2D has precision %q", a.Precision)
+	}
+	got := make([]float32, y.Shape().Size())
+	op.Forward(got, [][]float32{x, w})
+	g := newGeom("t", xs, 3, 3, [2]int{1, 1}, [2]int{1, 1}, "same")
+	cols := make([]float32, g.rows()*g.patch())
+	g.im2col(cols, x)
+	want := make([]float32, len(got))
+	sgemm(false, false, g.rows(), 16, g.patch(), 1, cols, g.patch(), w, 16, 0, want, 16)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("y[%d] = %v, Sgemm %v", i, got[i], want[i])
+		}
+	}
+}
