@@ -540,3 +540,51 @@ func TestMixedFloat16LoadsKerasModel(t *testing.T) {
 	}
 	t.Logf("largest difference from Keras' float16 predictions: %.3g", worst)
 }
+
+// TestMixedBFloat16CNNMatchesKeras: a CNN of the seed CNN's shape, made
+// and saved by Keras under mixed_bfloat16, predicts in gokeras the logits
+// Keras computes in real bfloat16 (oneDNN's bfloat16 convolutions and
+// GEMMs, rounded once per layer), to within one bfloat16 unit, where
+// float32 logits are far off.
+func TestMixedBFloat16CNNMatchesKeras(t *testing.T) {
+	raw, err := os.ReadFile("testdata/keras/mixed_bfloat16_cnn.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		X       []float32
+		BF16    []float32 `json:"logits_bfloat16"`
+		Float32 []float32 `json:"logits_float32"`
+	}
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	m, err := keras.LoadModel("testdata/keras/mixed_bfloat16_cnn.keras")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(ref.X) / (28 * 28)
+	got, err := m.Predict(tensor.New(tensor.WithShape(n, 28, 28, 1), tensor.WithBacking(ref.X)), keras.PredictConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worst, off32 float64
+	exact := 0
+	for i, v := range got.Data().([]float32) {
+		k := ref.BF16[i]
+		ulp := math.Abs(float64(ops.RoundBFloat16(k*(1+1.0/128)) - k))
+		d := math.Abs(float64(v - k))
+		if d > ulp {
+			t.Errorf("logit %d = %g, Keras bfloat16 %g (float32 %g)", i, v, k, ref.Float32[i])
+		}
+		if v == k {
+			exact++
+		}
+		worst = math.Max(worst, d)
+		off32 = math.Max(off32, math.Abs(float64(ref.Float32[i]-k)))
+	}
+	t.Logf("%d of %d logits equal Keras' bfloat16 ones, the largest difference %.3g; Keras' float32 logits differ by up to %.3g", exact, len(ref.BF16), worst, off32)
+	if off32 == 0 {
+		t.Error("the float32 reference equals the bfloat16 one: the vectors do not tell the precisions apart")
+	}
+}

@@ -16,6 +16,10 @@
       a small model compiled under mixed_float16 (Keras wraps its Adam in
       a LossScaleOptimizer) after two fit steps, and its predictions on
       given inputs computed by Keras in float16.
+  keras/testdata/keras/mixed_bfloat16_cnn.keras (+ mixed_bfloat16_cnn.json)
+      a small CNN of the seed CNN's shape made under mixed_bfloat16 with
+      seeded weights, and its logits on given images computed by Keras in
+      bfloat16 (and in float32, for scale).
 
 Run from the repository root with the pinned environment (requirements.txt):
 
@@ -171,6 +175,34 @@ def mixed_model():
     return res
 
 
+def mixed_cnn():
+    keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    keras.utils.set_random_seed(11)
+    m = keras.Sequential([
+        keras.Input((28, 28, 1)),
+        keras.layers.Conv2D(8, 3, activation="relu"),
+        keras.layers.MaxPooling2D(),
+        keras.layers.Conv2D(16, 3, activation="relu"),
+        keras.layers.MaxPooling2D(),
+        keras.layers.Flatten(),
+        keras.layers.Dense(32, activation="relu"),
+        keras.layers.Dense(10),
+    ])
+    rng = np.random.default_rng(5)
+    for w in m.weights:  # biases too, so that bias adds round
+        w.assign(rng.normal(0, 0.3, w.shape).astype(np.float32))
+    x = rng.uniform(0, 1, (6, 28, 28, 1)).astype(np.float32)
+    m.save("keras/testdata/keras/mixed_bfloat16_cnn.keras")
+    logits = np.asarray(m.predict(x, verbose=0), dtype=np.float32)
+    keras.mixed_precision.set_global_policy("float32")
+    m32 = keras.saving.load_model("keras/testdata/keras/mixed_bfloat16_cnn.keras")
+    for layer in m32.layers:
+        layer.dtype_policy = "float32"
+    logits32 = np.asarray(m32.predict(x, verbose=0), dtype=np.float32)
+    return {"x": x.reshape(-1).tolist(), "logits_bfloat16": logits.reshape(-1).tolist(),
+            "logits_float32": logits32.reshape(-1).tolist()}
+
+
 def write(path, obj):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
@@ -183,3 +215,4 @@ if __name__ == "__main__":
     write("keras/optimizers/testdata/keras/loss_scale_optimizer.json", loss_scale_vectors())
     write("keras/testdata/keras/mixed_policy_config.json", policy_configs())
     write("keras/testdata/keras/mixed_float16.json", mixed_model())
+    write("keras/testdata/keras/mixed_bfloat16_cnn.json", mixed_cnn())
