@@ -130,14 +130,30 @@ func TestMirroredLossScaleSkipsTogether(t *testing.T) {
 	if err := distribute.SetLogicalCPUs(2); err != nil {
 		t.Fatal(err)
 	}
-	if err := mixedprecision.SetGlobalPolicy("mixed_float16"); err != nil {
-		t.Fatal(err)
-	}
-	defer mixedprecision.SetGlobal(mixedprecision.DTypePolicy{})
 	s, err := distribute.NewMirroredStrategy(devices(2)...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkSkipsTogether(t, s)
+}
+
+// TestMultiWorkerLossScaleSkipsTogether is the same through a
+// MultiWorkerMirroredStrategy's collectives (one process, two replicas).
+func TestMultiWorkerLossScaleSkipsTogether(t *testing.T) {
+	s, err := distribute.NewMultiWorkerMirroredStrategy(distribute.LocalDevices(devices(2)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	checkSkipsTogether(t, s)
+}
+
+func checkSkipsTogether(t *testing.T, s interface{ Scope() func() }) {
+	t.Helper()
+	if err := mixedprecision.SetGlobalPolicy("mixed_float16"); err != nil {
+		t.Fatal(err)
+	}
+	defer mixedprecision.SetGlobal(mixedprecision.DTypePolicy{})
 	exit := s.Scope()
 	m, err := keras.NewSequential(layers.NewDense(2, layers.WithInputShape(3)))
 	if err == nil {
@@ -158,6 +174,9 @@ func TestMirroredLossScaleSkipsTogether(t *testing.T) {
 	lso := m.Optimizer().(*optimizers.LossScaleOptimizer)
 	if lso.DynamicScale() != 16384 || lso.Iterations() != 0 {
 		t.Errorf("scale %g iterations %d, want 16384 0", lso.DynamicScale(), lso.Iterations())
+	}
+	if n := m.Weights()[0].Replicas(); n != 2 {
+		t.Fatalf("the kernel has %d copies, want one per replica (2)", n)
 	}
 	for r := range 2 {
 		w := m.Weights()[0].Data(r)
