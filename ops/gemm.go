@@ -1,6 +1,10 @@
 package ops
 
-import "github.com/gokeras/gokeras/internal/kernels"
+import (
+	"os"
+
+	"github.com/gokeras/gokeras/internal/kernels"
+)
 
 // sgemm is the GEMM every op uses: row-major C = alpha*op(A)*op(B) + beta*C,
 // on our packed, cache-blocked kernels (internal/kernels).
@@ -55,9 +59,12 @@ func (gm gemmMode) sgemm(transA, transB bool, m, n, k int, alpha float32, a []fl
 // bfloat16, Trace.CastReads), so its convolutions and matrix products
 // run on bfloat16 GEMM kernels; "" otherwise, float32 programs keeping
 // float32 GEMMs. A layer given dtype "float32" (or computing in float16)
-// keeps float32 GEMMs.
+// keeps float32 GEMMs, and so does every layer while the environment
+// variable GOKERAS_BF16_GEMM is "0" when the op is made (the values are
+// rounded all the same: only the kernel, and the order of the float32
+// sums, differ).
 func (tr *Trace) gemmPrecision() string {
-	if d, _ := tr.attrs[readCastKey{}].(string); d == "bfloat16" {
+	if d, _ := tr.attrs[readCastKey{}].(string); d == "bfloat16" && os.Getenv("GOKERAS_BF16_GEMM") != "0" {
 		return PrecisionBFloat16
 	}
 	return ""

@@ -191,6 +191,11 @@ func TestMatMulBFloat16GEMM(t *testing.T) {
 			t.Fatalf("CastReads(%q): precisions %v, want float32", policy, modes)
 		}
 	}
+	t.Setenv("GOKERAS_BF16_GEMM", "0")
+	if _, modes := run("bfloat16", a, b, dy); modes != [3]gemmMode{} {
+		t.Fatalf("GOKERAS_BF16_GEMM=0: precisions %v, want float32", modes)
+	}
+	t.Setenv("GOKERAS_BF16_GEMM", "")
 	ar, br, dyr := roundedCopy(a), roundedCopy(b), roundedCopy(dy)
 	ref, _ := run("", ar, br, dyr)
 	abs, _ := run("", absCopy(ar), absCopy(br), absCopy(dyr))
