@@ -346,13 +346,16 @@ func (l *StringLookup) id(t string) (int, error) {
 
 // depth is the width of the encodings.
 func (l *StringLookup) depth() (int, error) {
+	d := l.VocabularySize()
 	if l.s.PadToMaxTokens {
-		return l.s.MaxTokens, nil
-	}
-	if !l.haveVocab && !l.inputVocab && l.frozenSize < 0 {
+		d = l.s.MaxTokens
+	} else if !l.haveVocab && !l.inputVocab && l.frozenSize < 0 {
 		return 0, l.errorf("output_mode %s needs a vocabulary: call Adapt or SetVocabulary first", l.s.OutputMode)
 	}
-	return l.VocabularySize(), nil
+	if l.s.OutputMode == "tf_idf" && len(l.idf) < d {
+		return 0, l.errorf("output_mode tf_idf needs idf weights: call Adapt on documents or SetVocabulary with idf_weights first")
+	}
+	return d, nil
 }
 
 func (l *StringLookup) ids(tokens []string) ([]int, error) {
@@ -408,7 +411,7 @@ func (l *StringLookup) Call(tokens []string) (*tensor.Dense, error) {
 		for i, v := range ids {
 			out[i] = float32(v)
 		}
-		return denseOf(out, len(ids)), nil
+		return l.dense(out, len(ids))
 	}
 	d, err := l.depth()
 	if err != nil {
@@ -419,11 +422,11 @@ func (l *StringLookup) Call(tokens []string) (*tensor.Dense, error) {
 		for i, v := range ids {
 			l.encode(out[i*d:(i+1)*d], []int{v})
 		}
-		return denseOf(out, len(ids), d), nil
+		return l.dense(out, len(ids), d)
 	}
 	out := make([]float32, d)
 	l.encode(out, ids)
-	return denseOf(out, d), nil
+	return l.dense(out, d)
 }
 
 // CallRows looks up a batch of samples of equal length: "int" gives their
@@ -486,7 +489,7 @@ func (l *StringLookup) encodeRows(rows [][]string) (*tensor.Dense, error) {
 		}
 		l.encode(out[i*d:(i+1)*d], ids)
 	}
-	return denseOf(out, len(rows), d), nil
+	return l.dense(out, len(rows), d)
 }
 
 // Inverse maps ids to tokens (the layer must be made with Invert): the
@@ -707,17 +710,18 @@ func (l *StringLookup) LoadAssets(dir string, idf []float32) error {
 	return l.SetVocabulary(lines, w)
 }
 
-// denseOf wraps data as a float32 tensor of shape dims.
-func denseOf(data []float32, dims ...int) *tensor.Dense {
+// dense wraps data as a float32 tensor of shape dims. An output with no
+// values (an empty batch, samples without tokens) is an error: gorgonia's
+// tensors cannot be empty.
+func (l *StringLookup) dense(data []float32, dims ...int) (*tensor.Dense, error) {
 	if len(data) == 0 {
-		// gorgonia's tensors need a backing array; keep the shape.
-		return tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(dims...))
+		return nil, l.errorf("the output of shape %v holds no values, which a gorgonia tensor cannot hold", dims)
 	}
-	return tensor.New(tensor.WithShape(dims...), tensor.WithBacking(data))
+	return tensor.New(tensor.WithShape(dims...), tensor.WithBacking(data)), nil
 }
 
-// reshapeDense gives t's data the shape dims (same size).
+// reshapeDense gives t's data (not empty) the shape dims (same size).
 func reshapeDense(t *tensor.Dense, dims ...int) *tensor.Dense {
 	data, _ := t.Data().([]float32)
-	return denseOf(data, dims...)
+	return tensor.New(tensor.WithShape(dims...), tensor.WithBacking(data))
 }

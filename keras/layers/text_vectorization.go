@@ -287,7 +287,11 @@ func (l *TextVectorization) Call(docs []string) (*tensor.Dense, error) {
 			out[i*n+j] = float32(v)
 		}
 	}
-	return denseOf(out, len(rows), n), nil
+	if len(out) == 0 && l.s.OutputSequenceLength == 0 {
+		return nil, l.errorf("no token in any of the %d documents: Keras' output would be of shape (%d, 0), which a gorgonia tensor cannot hold; set OutputSequenceLength", len(rows), len(rows))
+	}
+	t, err := l.lookup.dense(out, len(rows), n)
+	return t, l.wrap(err)
 }
 
 // GetVocabulary returns the vocabulary in index order, with "" and
