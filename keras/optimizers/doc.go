@@ -35,6 +35,7 @@
 // the next update.
 //
 // Schedules ([ExponentialDecay], [PiecewiseConstantDecay], [CosineDecay],
-// [CosineDecayWithWarmup]) are evaluated at the number of updates done
+// [CosineDecayWithWarmup], [CosineDecayRestarts], [PolynomialDecay],
+// [InverseTimeDecay]) are evaluated at the number of updates done
 // before each update.
 package optimizers
