@@ -130,6 +130,10 @@ func (o *LossScaleOptimizer) ScaleLoss(loss ops.Tensor) ops.Tensor {
 	return ops.Mul(loss, loss.Trace().Read(o.scale))
 }
 
+// GetScaledLoss is ScaleLoss under the name of TensorFlow 2's legacy
+// LossScaleOptimizer.get_scaled_loss.
+func (o *LossScaleOptimizer) GetScaledLoss(loss ops.Tensor) ops.Tensor { return o.ScaleLoss(loss) }
+
 // GetUnscaledGradients returns grads divided by the current scale (the
 // legacy get_unscaled_gradients), for inspecting or clipping gradients in
 // a custom loop; none stays none. ApplyGradients unscales by itself: give

@@ -353,7 +353,7 @@ func TestLossScaleOptimizerCustomLoop(t *testing.T) {
 		loss := ops.Sum(ops.Square(tr.Read(v)), false)
 		target := loss
 		if scaled {
-			target = o.ScaleLoss(loss)
+			target = o.GetScaledLoss(loss)
 		}
 		g, err := ops.Gradients(target, []*ops.Variable{v})
 		if err != nil {
