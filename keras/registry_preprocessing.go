@@ -2,6 +2,8 @@ package keras
 
 import (
 	"fmt"
+	"maps"
+	"strings"
 
 	"github.com/gokeras/gokeras/keras/layers"
 )
@@ -93,6 +95,33 @@ func init() {
 		}
 		return layers.NewIntegerLookup(s, o...)
 	})
+	builtinIntOutput("Hashing", func(c *cfgReader, o []layers.Option) layers.Layer {
+		if c.bool("sparse", false) {
+			c.fail("sparse = true is not supported (gokeras has dense tensors only)")
+		}
+		s := layers.HashingSettings{OutputMode: c.str("output_mode", "int")}
+		if c.present("mask_value") {
+			if _, ok := c.m["mask_value"].(string); ok {
+				c.fail("mask_value %q: gokeras hashes integers only", c.m["mask_value"])
+			}
+			v := int64(c.int("mask_value", 0))
+			s.MaskValue = &v
+		}
+		if c.present("salt") {
+			var k []int
+			if _, ok := c.m["salt"].([]any); ok {
+				k = c.ints("salt")
+			} else {
+				k = []int{c.int("salt", 0), c.int("salt", 0)}
+			}
+			if len(k) != 2 {
+				c.fail("salt: want one integer or two, got %v", c.m["salt"])
+			} else {
+				s.Salt = &[2]uint64{uint64(k[0]), uint64(k[1])}
+			}
+		}
+		return layers.NewHashing(c.int("num_bins", 0), s, o...)
+	})
 	builtin("CategoryEncoding", func(c *cfgReader, o []layers.Option) layers.Layer {
 		if c.bool("sparse", false) {
 			c.fail("sparse = true is not supported (gokeras has dense tensors only)")
@@ -117,6 +146,35 @@ func init() {
 		}
 		return layers.NewDiscretization(s, o...)
 	})
+}
+
+// builtinIntOutput registers a layer whose Keras output may be integers:
+// Keras then writes an integer dtype ("int64" in Hashing's config), which
+// is no float policy; gokeras carries the integers in float32, so such a
+// dtype is dropped before the config is read.
+func builtinIntOutput(class string, f func(c *cfgReader, common []layers.Option) layers.Layer) {
+	builtin(class, f)
+	layerRegistry.RLock()
+	inner := layerRegistry.m[class]
+	layerRegistry.RUnlock()
+	RegisterLayer(class, func(cfg map[string]any) (layers.Layer, error) {
+		if isIntDtype(cfg["dtype"]) {
+			cfg = maps.Clone(cfg)
+			delete(cfg, "dtype")
+		}
+		return inner(cfg)
+	})
+}
+
+// isIntDtype reports whether a config's dtype (a name or Keras 3's
+// DTypePolicy dict) names an integer type.
+func isIntDtype(v any) bool {
+	if m, ok := v.(map[string]any); ok {
+		c, _ := m["config"].(map[string]any)
+		v = c["name"]
+	}
+	s, _ := v.(string)
+	return strings.HasPrefix(s, "int") || strings.HasPrefix(s, "uint")
 }
 
 // flattenFloats reads a number or a (nested) list of numbers, row-major.

@@ -229,6 +229,25 @@ def integer_lookup_cases(rng):
     return out
 
 
+def hashing_cases(rng):
+    out = []
+    H = keras.layers.Hashing
+    # Integers float32 carries exactly (|x| <= 2^24), as gokeras' inputs are.
+    xs = np.array([[0, 1, 7, -3], [12, 99999, -1, 1138], [12345678, -9876543, 42, 16777216]], np.int64)
+    out.append(case("hashing_fast", H(num_bins=7), xs, grad=False))
+    out.append(case("hashing_fast_big_bins", H(num_bins=1000003), xs, grad=False))
+    out.append(case("hashing_mask", H(num_bins=5, mask_value=0), xs, grad=False))
+    out.append(case("hashing_salt_int", H(num_bins=11, salt=133), xs, grad=False))
+    out.append(case("hashing_salt_pair", H(num_bins=11, salt=[133, 137], mask_value=42), xs, grad=False))
+    out.append(case("hashing_multi_hot", H(num_bins=6, output_mode="multi_hot"), xs, grad=False))
+    out.append(case("hashing_count_salt", H(num_bins=4, output_mode="count", salt=7), xs, grad=False))
+    out.append(case("hashing_one_hot", H(num_bins=5, output_mode="one_hot"), xs[:, :1], grad=False))
+    ints = rng.integers(-(2 ** 24), 2 ** 24, (8, 16)).astype(np.int64)
+    out.append(case("hashing_fast_many", H(num_bins=97), ints, grad=False))
+    out.append(case("hashing_salt_many", H(num_bins=97, salt=[2 ** 40 + 5, 3]), ints, grad=False))
+    return out
+
+
 def main():
     rng = np.random.default_rng(SEED + 71)
     cases = []
@@ -237,6 +256,7 @@ def main():
     cases += discretization_cases(rng)
     cases += image_cases(rng)
     cases += integer_lookup_cases(rng)
+    cases += hashing_cases(rng)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump({"manifest": manifest(), "cases": cases}, f, indent=1)

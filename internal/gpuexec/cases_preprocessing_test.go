@@ -1,0 +1,25 @@
+package gpuexec_test
+
+import (
+	"math/rand/v2"
+
+	"github.com/gokeras/gokeras/ops"
+)
+
+// The preprocessing layers' op kinds (keras.layers.Hashing). HashBucket
+// has no gradient; the product with a float input gives the case one.
+func init() {
+	opCases = append(opCases,
+		opCase{name: "HashBucket", shapes: []ops.Shape{{6, 7}, {6, 7}},
+			fill: []func(*rand.Rand, int) float32{normal, intsBelow(100000)}, wrt: []int{0},
+			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
+				return ops.Mul(in[0], ops.HashBucket(in[1], ops.HashBucketAttrs{NumBins: 13}))
+			}},
+		opCase{name: "HashBucketSaltMask", shapes: []ops.Shape{{6, 7}, {6, 7}},
+			fill: []func(*rand.Rand, int) float32{normal, intsBelow(5)}, wrt: []int{0},
+			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
+				a := ops.HashBucketAttrs{NumBins: 7, Strong: true, Salt: [2]uint64{133, 137}, HasMask: true, Mask: 0}
+				return ops.Mul(in[0], ops.HashBucket(in[1], a))
+			}},
+	)
+}
