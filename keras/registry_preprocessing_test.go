@@ -2,6 +2,10 @@ package keras
 
 import (
 	"maps"
+	"path/filepath"
+	"slices"
+
+	"gorgonia.org/tensor"
 	"math"
 	"testing"
 
@@ -176,4 +180,65 @@ func configEqual(a, b any) bool {
 		return true
 	}
 	return a == b
+}
+
+// TestSaveLoadPreprocessingModel: a model with an adapted Normalization
+// (its mean, variance and count weights), Discretization, CategoryEncoding,
+// IntegerLookup, Hashing, Resizing and CenterCrop saves to .keras and
+// loads with the same config and predictions.
+func TestSaveLoadPreprocessingModel(t *testing.T) {
+	layers.ClearSession()
+	norm := layers.NewNormalization(layers.NormalizationSettings{})
+	if err := norm.Adapt(ops.Shape{4, 3}, []float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13}); err != nil {
+		t.Fatal(err)
+	}
+	in := layers.Input([]int{3})
+	a := layers.Apply(norm, in)
+	b := layers.Apply(layers.NewDiscretization(layers.DiscretizationSettings{BinBoundaries: []float64{-1, 0, 1}, OutputMode: "count"}), in)
+	lk := layers.NewIntegerLookup(layers.IntegerLookupSettings{OutputMode: "tf_idf"})
+	if err := lk.Adapt(ops.Shape{2, 3}, []float32{1, 2, 2, 3, 1, 9}); err != nil {
+		t.Fatal(err)
+	}
+	c := layers.Apply(lk, in)
+	d := layers.Apply(layers.NewHashing(5, layers.HashingSettings{OutputMode: "multi_hot", Salt: &[2]uint64{1, 2}}), in)
+	out := layers.Apply(layers.NewConcatenate(), a, b, c, d)
+	img := layers.Input([]int{5, 6, 2})
+	r := layers.Apply(layers.NewResizing(4, 4, layers.ResizingSettings{CropToAspectRatio: true}), img)
+	r = layers.Apply(layers.NewCenterCrop(3, 2), r)
+	m, err := NewModel([]*layers.KerasTensor{in, img}, []*layers.KerasTensor{out, r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "pre.keras")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float32{1, 2, 9, -0.5, 3, 0}))
+	imgs := make([]float32, 2*5*6*2)
+	for i := range imgs {
+		imgs[i] = float32(i%7) - 3
+	}
+	xi := tensor.New(tensor.WithShape(2, 5, 6, 2), tensor.WithBacking(imgs))
+	p1, err := m.PredictAll([]*tensor.Dense{x, xi}, PredictConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := l.PredictAll([]*tensor.Dense{x, xi}, PredictConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p1 {
+		g, w := p2[i].Data().([]float32), p1[i].Data().([]float32)
+		if !slices.Equal(g, w) {
+			t.Errorf("output %d after loading %v, before %v", i, g, w)
+		}
+	}
+	// The normalization of x's first row by the adapted statistics.
+	if got := p1[0].Data().([]float32)[0]; math.Abs(float64(got)-(1-5.5)/math.Sqrt(11.25)) > 1e-6 {
+		t.Errorf("normalized x[0] = %v, want %v", got, (1-5.5)/math.Sqrt(11.25))
+	}
 }
