@@ -122,6 +122,31 @@ func init() {
 		}
 		return layers.NewHashing(c.int("num_bins", 0), s, o...)
 	})
+	builtin("RandomContrast", func(c *cfgReader, o []layers.Option) layers.Layer {
+		var s layers.RandomContrastSettings
+		if f, ok := c.m["factor"].([]any); ok {
+			v, err := flattenFloats(f)
+			if err != nil || len(v) != 2 {
+				c.fail("factor: want a number or two, got %v", c.m["factor"])
+			} else {
+				s.Range = &[2]float64{v[0], v[1]}
+			}
+		} else {
+			s.Factor = c.float("factor", 0)
+		}
+		if c.present("value_range") {
+			v, err := flattenFloats(c.m["value_range"])
+			if err != nil || len(v) != 2 {
+				c.fail("value_range: want two numbers, got %v", c.m["value_range"])
+			} else {
+				s.ValueRange = &[2]float64{v[0], v[1]}
+			}
+		}
+		if c.present("seed") {
+			o = append(o, layers.WithSeed(int64(c.int("seed", 0))))
+		}
+		return layers.NewRandomContrast(s, o...)
+	})
 	builtin("CategoryEncoding", func(c *cfgReader, o []layers.Option) layers.Layer {
 		if c.bool("sparse", false) {
 			c.fail("sparse = true is not supported (gokeras has dense tensors only)")

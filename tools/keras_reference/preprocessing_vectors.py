@@ -143,6 +143,11 @@ def image_cases(rng):
                             keras.layers.Resizing(h, w, interpolation=interp), x, rng=rng))
         out.append(case(f"resizing_crop_{h}x{w}",
                         keras.layers.Resizing(h, w, crop_to_aspect_ratio=True), x, rng=rng))
+    # Inference is the identity (training draws from the RNG: the Go tests
+    # check its formula and range instead).
+    out.append(case("random_contrast_inference", keras.layers.RandomContrast(0.3, seed=5), x, rng=rng))
+    out.append(case("random_contrast_pair_inference",
+                    keras.layers.RandomContrast((0.2, 0.5), value_range=(-1, 1)), x, rng=rng))
     for (h, w) in ((3, 4), (5, 7), (2, 6), (6, 6), (4, 9)):
         out.append(case(f"center_crop_{h}x{w}", keras.layers.CenterCrop(h, w), x, rng=rng))
     return out
