@@ -22,11 +22,13 @@ type StringLookupSettings struct {
 	// MaxTokens caps the vocabulary, the mask and OOV indices included
 	// (Keras' max_tokens); 0 means no cap. When set it must be > 1.
 	MaxTokens int
-	// NoOOVIndex is Keras' num_oov_indices=0: every input must be in the
-	// vocabulary. Keras' default (and the only other count gokeras takes)
-	// is one OOV index that all unknown tokens map to; several indices
-	// would need TensorFlow's FarmHash fingerprint of the token.
-	NoOOVIndex bool
+	// NumOOVIndices is Keras' num_oov_indices; 0 means Keras' default, one
+	// OOV index all unknown tokens map to. With n > 1 an unknown token goes
+	// to OOV index FarmHash Fingerprint64(token) mod n, as in TensorFlow.
+	// NoOOVIndex is num_oov_indices=0: every input must be in the
+	// vocabulary.
+	NumOOVIndices int
+	NoOOVIndex    bool
 	// Mask turns on Keras' mask_token: MaskToken (usually "") maps to index
 	// 0 in "int" mode and is dropped from the other encodings.
 	Mask      bool
@@ -79,6 +81,9 @@ type StringLookup struct {
 func NewStringLookup(s StringLookupSettings) *StringLookup {
 	l := &StringLookup{s: s, numOOV: 1, frozenSize: -1}
 	l.s.Vocabulary, l.s.IDFWeights = slices.Clone(s.Vocabulary), slices.Clone(s.IDFWeights)
+	if s.NumOOVIndices > 0 {
+		l.numOOV = s.NumOOVIndices
+	}
 	if s.NoOOVIndex {
 		l.numOOV = 0
 	}
@@ -111,6 +116,9 @@ func (l *StringLookup) validate() error {
 	case "int", "one_hot", "multi_hot", "count", "tf_idf":
 	default:
 		return l.errorf("output_mode %q is not one of int, one_hot, multi_hot, count, tf_idf", s.OutputMode)
+	}
+	if s.NumOOVIndices < 0 || (s.NoOOVIndex && s.NumOOVIndices > 0) {
+		return l.errorf("num_oov_indices %d with NoOOVIndex %v: give a count >= 0, or NoOOVIndex alone", s.NumOOVIndices, s.NoOOVIndex)
 	}
 	if s.MaxTokens < 0 || s.MaxTokens == 1 {
 		return l.errorf("max_tokens must be greater than 1 (or 0 for none), got %d", s.MaxTokens)
@@ -338,10 +346,13 @@ func (l *StringLookup) id(t string) (int, error) {
 	if i, ok := l.index[t]; ok {
 		return i, nil
 	}
-	if l.numOOV == 0 {
+	switch l.numOOV {
+	case 0:
 		return 0, l.errorf("token %q is not in the vocabulary and num_oov_indices is 0", t)
+	case 1:
+		return l.oovStart(), nil
 	}
-	return l.oovStart(), nil
+	return l.oovStart() + int(fingerprint64([]byte(t))%uint64(l.numOOV)), nil
 }
 
 // depth is the width of the encodings.
@@ -591,10 +602,17 @@ func StringLookupFromConfig(c map[string]any) (*StringLookup, error) {
 		switch {
 		case isNum && f == 0:
 			s.NoOOVIndex = true
-		case isNum && f == 1:
+		case isNum && f >= 1 && f == math.Trunc(f) && f <= math.MaxInt32:
+			s.NumOOVIndices = int(f)
 		default:
-			return nil, fmt.Errorf("layers: StringLookup config: num_oov_indices %v: gokeras takes 0 or 1 (more hash tokens with TensorFlow's FarmHash)", n)
+			return nil, fmt.Errorf("layers: StringLookup config: bad num_oov_indices %v", n)
 		}
+	}
+	if v, ok := c["salt"]; ok && v != nil {
+		return nil, fmt.Errorf("layers: StringLookup config: salt %v: gokeras hashes OOV tokens with FarmHash only (no salted SipHash)", v)
+	}
+	if v, ok := c["oov_method"].(string); ok && v != "floormod" && v != "farmhash" {
+		return nil, fmt.Errorf("layers: StringLookup config: oov_method %q is not floormod or farmhash", v)
 	}
 	l := NewStringLookup(s)
 	return l, l.err

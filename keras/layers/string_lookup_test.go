@@ -89,6 +89,7 @@ func TestStringLookupErrors(t *testing.T) {
 		{"repeat", StringLookupSettings{Vocabulary: []string{"a", "b", "a"}}, "repeats"},
 		{"mask in vocab", StringLookupSettings{Mask: true, Vocabulary: []string{"a", ""}}, "mask token"},
 		{"too big", StringLookupSettings{MaxTokens: 3, Vocabulary: []string{"a", "b", "c"}}, "max_tokens"},
+		{"oov count", StringLookupSettings{NumOOVIndices: -2}, "num_oov_indices"},
 		{"idf length", StringLookupSettings{OutputMode: "tf_idf", Vocabulary: []string{"a", "b"}, IDFWeights: []float64{1}}, "idf_weights"},
 	} {
 		l := NewStringLookup(tc.s)
@@ -116,8 +117,13 @@ func TestStringLookupErrors(t *testing.T) {
 	if _, err := mh.Inverse([]int{1}); err == nil {
 		t.Error("Inverse without Invert: no error")
 	}
-	if _, err := StringLookupFromConfig(map[string]any{"num_oov_indices": 2.0}); err == nil || !strings.Contains(err.Error(), "num_oov_indices") {
-		t.Errorf("num_oov_indices 2: %v", err)
+	for _, n := range []any{-1.0, 1.5, "2"} {
+		if _, err := StringLookupFromConfig(map[string]any{"num_oov_indices": n}); err == nil || !strings.Contains(err.Error(), "num_oov_indices") {
+			t.Errorf("num_oov_indices %v: %v", n, err)
+		}
+	}
+	if _, err := StringLookupFromConfig(map[string]any{"num_oov_indices": 2.0, "salt": 7.0}); err == nil || !strings.Contains(err.Error(), "salt") {
+		t.Errorf("salt: %v", err)
 	}
 	if _, err := StringLookupFromConfig(map[string]any{"max_tokens": "many"}); err == nil {
 		t.Error("max_tokens as a string: no error")

@@ -8,6 +8,11 @@ learned (get_vocabulary()), the idf weights in tf_idf mode, an input and
 Keras' output (ids or encodings, as float32, with their shape); for
 invert, the ids given and the strings Keras returned.
 
+Also writes keras/layers/testdata/keras/fingerprint.json: byte strings of
+lengths 0 to 1000 and their FarmHash Fingerprint64 from tf.fingerprint
+(the hash tf.strings.to_hash_bucket_fast, and so StringLookup's OOV
+buckets, use), as decimal strings.
+
 Run from the repository root with the pinned environment (requirements.txt),
 or through run_all.py.
 """
@@ -26,6 +31,7 @@ import keras  # noqa: E402
 
 SEED = 20261124
 OUT = "keras/layers/testdata/keras/text.json"
+FINGERPRINT_OUT = "keras/layers/testdata/keras/fingerprint.json"
 
 
 def manifest():
@@ -96,6 +102,13 @@ def string_lookup_cases():
         case("string_lookup_tf_idf_pad",
              SL(output_mode="tf_idf", max_tokens=8, pad_to_max_tokens=True), rows, adapt=docs),
     ]
+    many = ["a", "b", "zz", "q", "", "unknown", "x" * 40, "y" * 70, "é", "Z"]
+    cases += [
+        case("string_lookup_oov3", SL(num_oov_indices=3), many, adapt=tokens),
+        case("string_lookup_oov2_mask", SL(num_oov_indices=2, mask_token="", vocabulary=["a", "b"]), many),
+        case("string_lookup_oov4_multi_hot", SL(num_oov_indices=4, output_mode="multi_hot"),
+             [many[:5], many[5:]], adapt=tokens),
+    ]
     inv = SL(invert=True, mask_token="")
     inv.set_vocabulary(["a", "b", "c"])
     ids = [0, 1, 2, 3, 4, 5, 9]
@@ -162,7 +175,23 @@ def text_vectorization_cases():
     return cases
 
 
+def fingerprint_cases():
+    rng = np.random.default_rng(SEED + 3)
+    out = []
+    for n in list(range(0, 70)) + [100, 127, 128, 129, 130, 191, 192, 193, 255, 256, 300, 1000]:
+        b = bytes(rng.integers(0, 256, n, dtype=np.uint8))
+        f = tf.fingerprint(tf.constant([b]), method="farmhash64").numpy()[0]
+        out.append({"name": f"fingerprint_{n}", "hex": b.hex(), "fingerprint64": str(int.from_bytes(bytes(f), "little"))})
+    return out
+
+
 def main():
+    fc = fingerprint_cases()
+    os.makedirs(os.path.dirname(FINGERPRINT_OUT), exist_ok=True)
+    with open(FINGERPRINT_OUT, "w") as f:
+        json.dump({"manifest": manifest(), "cases": fc}, f, indent=1)
+        f.write("\n")
+    print(f"wrote {FINGERPRINT_OUT}: {len(fc)} cases")
     c = string_lookup_cases() + text_vectorization_cases()
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
