@@ -73,7 +73,7 @@ func hashBucket(v float32, a HashBucketAttrs, buf []byte) int {
 // integer's decimal form has at most 20).
 const (
 	fhK0 = 0xc3a5c85c97cb3127
-	fhK1 = 0xb492b66be98f1a2b
+	fhK1 = 0xb492b66fbe98f273
 	fhK2 = 0x9ae16a3b2f90404f
 )
 
