@@ -147,6 +147,33 @@ func init() {
 		}
 		return layers.NewRandomContrast(s, o...)
 	})
+	builtin("RandomZoom", func(c *cfgReader, o []layers.Option) layers.Layer {
+		pair := func(key string) *[2]float64 {
+			if !c.present(key) {
+				return nil
+			}
+			v, err := flattenFloats(c.m[key])
+			switch {
+			case err != nil || len(v) > 2:
+				c.fail("%s: want a number or two, got %v", key, c.m[key])
+				return nil
+			case len(v) == 1: // Keras: f means (-|f|, |f|)
+				f := max(v[0], -v[0])
+				return &[2]float64{-f, f}
+			}
+			return &[2]float64{v[0], v[1]}
+		}
+		var h [2]float64
+		if p := pair("height_factor"); p != nil {
+			h = *p
+		}
+		s := layers.RandomZoomSettings{Width: pair("width_factor"), FillMode: c.str("fill_mode", "reflect"),
+			FillValue: c.float("fill_value", 0), Interpolation: c.str("interpolation", "bilinear")}
+		if c.present("seed") {
+			o = append(o, layers.WithSeed(int64(c.int("seed", 0))))
+		}
+		return layers.NewRandomZoom(h, s, o...)
+	})
 	builtin("CategoryEncoding", func(c *cfgReader, o []layers.Option) layers.Layer {
 		if c.bool("sparse", false) {
 			c.fail("sparse = true is not supported (gokeras has dense tensors only)")

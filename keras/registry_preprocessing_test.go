@@ -31,8 +31,11 @@ type preprocessingCase struct {
 		Value []float32
 	}
 	YShape []int `json:"y_shape"`
-	Y, Dy  []float32
-	Dx     []float32
+	// Training: the output is Keras' in training (a random layer with a
+	// range of one value, so deterministic).
+	Training bool
+	Y, Dy    []float32
+	Dx       []float32
 }
 
 // adapter is a preprocessing layer that learns its state from data.
@@ -110,7 +113,7 @@ func TestPreprocessingLayersMatchKeras(t *testing.T) {
 			}
 			tr := ops.NewTrace(false, 0, 1)
 			xv := ops.NewVariable("x", s, tc.X, true)
-			y := l.Call([]ops.Tensor{tr.Read(xv)}, false)
+			y := l.Call([]ops.Tensor{tr.Read(xv)}, tc.Training)
 			if !y.Shape().Equal(ops.Shape(tc.YShape)) {
 				t.Fatalf("output shape %v, Keras %v", y.Shape(), tc.YShape)
 			}

@@ -6,8 +6,9 @@ import (
 	"github.com/gokeras/gokeras/ops"
 )
 
-// The preprocessing layers' op kinds (keras.layers.Hashing). HashBucket
-// has no gradient; the product with a float input gives the case one.
+// The preprocessing layers' op kinds (keras.layers.Hashing, RandomZoom).
+// HashBucket has no gradient; the product with a float input gives the
+// case one. RandomZoom's gradient is RandomZoomGrad.
 func init() {
 	opCases = append(opCases,
 		opCase{name: "HashBucket", shapes: []ops.Shape{{6, 7}, {6, 7}},
@@ -20,6 +21,11 @@ func init() {
 			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
 				a := ops.HashBucketAttrs{NumBins: 7, Strong: true, Salt: [2]uint64{133, 137}, HasMask: true, Mask: 0}
 				return ops.Mul(in[0], ops.HashBucket(in[1], a))
+			}},
+		opCase{name: "RandomZoom", shapes: []ops.Shape{{3, 5, 6, 2}}, wrt: []int{0}, training: true,
+			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
+				return ops.SeededRandomZoom(in[0], [2]float32{-0.4, 0.6}, [2]float32{0.3, 0.3}, false, "reflect", 0,
+					ops.NewSeedGenerator("zoom", 7))
 			}},
 	)
 }

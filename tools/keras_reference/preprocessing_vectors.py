@@ -46,8 +46,10 @@ def arr(a):
     return [float(v) for v in a.reshape(-1)]
 
 
-def case(name, layer, x, adapt=None, grad=True, rng=None):
+def case(name, layer, x, adapt=None, grad=True, rng=None, training=False):
     c = {"name": name, "class_name": layer.__class__.__name__}
+    if training:
+        c["training"] = True
     if adapt is not None:
         layer.adapt(adapt)
         c["adapt_shape"] = list(adapt.shape)
@@ -55,7 +57,7 @@ def case(name, layer, x, adapt=None, grad=True, rng=None):
     xt = tf.constant(x)
     with tf.GradientTape() as tape:
         tape.watch(xt)
-        y = layer(xt, training=False)
+        y = layer(xt, training=training)
         dy = None
         if grad:
             dy = rng.standard_normal(y.shape).astype(np.float32)
@@ -148,6 +150,14 @@ def image_cases(rng):
     out.append(case("random_contrast_inference", keras.layers.RandomContrast(0.3, seed=5), x, rng=rng))
     out.append(case("random_contrast_pair_inference",
                     keras.layers.RandomContrast((0.2, 0.5), value_range=(-1, 1)), x, rng=rng))
+    # RandomZoom in training with ranges of one value: deterministic.
+    xz = rng.standard_normal((2, 6, 7, 2)).astype(np.float32)
+    for mode in ("reflect", "wrap", "nearest", "constant"):
+        for hf, wf in (((0.5, 0.5), None), ((-0.3, -0.3), (0.4, 0.4)), ((0.9, 0.9), (-0.6, -0.6))):
+            out.append(case(f"random_zoom_{mode}_{hf[0]}_{wf[0] if wf else 'same'}",
+                            keras.layers.RandomZoom(hf, wf, fill_mode=mode, fill_value=1.5, interpolation="nearest"),
+                            xz, grad=False, training=True))
+    out.append(case("random_zoom_inference", keras.layers.RandomZoom(0.3, interpolation="nearest"), x, rng=rng))
     for (h, w) in ((3, 4), (5, 7), (2, 6), (6, 6), (4, 9)):
         out.append(case(f"center_crop_{h}x{w}", keras.layers.CenterCrop(h, w), x, rng=rng))
     return out
