@@ -174,6 +174,25 @@ func init() {
 		}
 		return layers.NewRandomZoom(h, s, o...)
 	})
+	builtin("RandomRotation", func(c *cfgReader, o []layers.Option) layers.Layer {
+		v, err := flattenFloats(c.m["factor"])
+		var f [2]float64
+		switch {
+		case err != nil || len(v) > 2:
+			c.fail("factor: want a number or two, got %v", c.m["factor"])
+		case len(v) == 1: // Keras: f means (-|f|, |f|)
+			a := max(v[0], -v[0])
+			f = [2]float64{-a, a}
+		default:
+			f = [2]float64{v[0], v[1]}
+		}
+		s := layers.RandomRotationSettings{FillMode: c.str("fill_mode", "reflect"),
+			FillValue: c.float("fill_value", 0), Interpolation: c.str("interpolation", "bilinear")}
+		if c.present("seed") {
+			o = append(o, layers.WithSeed(int64(c.int("seed", 0))))
+		}
+		return layers.NewRandomRotation(f, s, o...)
+	})
 	builtin("CategoryEncoding", func(c *cfgReader, o []layers.Option) layers.Layer {
 		if c.bool("sparse", false) {
 			c.fail("sparse = true is not supported (gokeras has dense tensors only)")

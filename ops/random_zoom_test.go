@@ -81,3 +81,52 @@ func evalTwice(t *testing.T, tr *ops.Trace, y ops.Tensor) [][]float32 {
 	}
 	return out
 }
+
+// TestRandomRotationGradient: finite differences of the rotation with
+// ranges of one value (deterministic draws), every fill mode.
+func TestRandomRotationGradient(t *testing.T) {
+	for _, mode := range []string{"reflect", "wrap", "nearest", "constant"} {
+		for _, f := range []float32{0.1, -0.35} {
+			checkGrad(t, gradCase{name: "RandomRotation" + mode, shapes: []ops.Shape{{2, 5, 6, 2}},
+				build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+					return ops.SeededRandomRotation(x[0], [2]float32{f, f}, mode, 0.5, ops.NewSeedGenerator("rot", 3))
+				}})
+		}
+	}
+}
+
+// TestRandomRotationHalfTurn: a half turn maps pixel (y, x) to
+// (h-1-y, w-1-x), and a range draws angles that vary over images.
+func TestRandomRotationHalfTurn(t *testing.T) {
+	s := ops.Shape{3, 5, 7, 1}
+	x := make([]float32, s.Size())
+	for i := range x {
+		x[i] = float32(i)
+	}
+	tr := ops.NewTrace(true, 0, 1)
+	ys := evalTwice(t, tr, ops.SeededRandomRotation(tr.Constant(s, x), [2]float32{0.5, 0.5}, "constant", -1, ops.NewSeedGenerator("r", 1)))
+	for b := range 3 {
+		for y := range 5 {
+			for xx := range 7 {
+				got, want := ys[0][(b*5+y)*7+xx], x[(b*5+4-y)*7+6-xx]
+				if got != want {
+					t.Fatalf("image %d (%d, %d) = %v, want %v", b, y, xx, got, want)
+				}
+			}
+		}
+	}
+	tr = ops.NewTrace(true, 0, 1)
+	s = ops.Shape{8, 9, 9, 1}
+	x = make([]float32, s.Size())
+	for i := range x {
+		x[i] = float32(i % 81)
+	}
+	ys = evalTwice(t, tr, ops.SeededRandomRotation(tr.Constant(s, x), [2]float32{-0.5, 0.5}, "constant", -1, ops.NewSeedGenerator("r", 1)))
+	distinct := map[string]bool{}
+	for b := range 8 {
+		distinct[fmt.Sprint(ys[0][b*81:(b+1)*81])] = true
+	}
+	if len(distinct) < 5 {
+		t.Errorf("8 images got only %d distinct rotations", len(distinct))
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"github.com/gokeras/gokeras/ops"
 )
 
-// The preprocessing layers' op kinds (keras.layers.Hashing, RandomZoom).
+// The preprocessing layers' op kinds (keras.layers.Hashing, RandomZoom,
+// RandomRotation).
 // HashBucket has no gradient; the product with a float input gives the
-// case one. RandomZoom's gradient is RandomZoomGrad.
+// case one. The random transforms' gradients are
+// RandomZoomGrad and RandomRotationGrad.
 func init() {
 	opCases = append(opCases,
 		opCase{name: "HashBucket", shapes: []ops.Shape{{6, 7}, {6, 7}},
@@ -26,6 +28,10 @@ func init() {
 			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
 				return ops.SeededRandomZoom(in[0], [2]float32{-0.4, 0.6}, [2]float32{0.3, 0.3}, false, "reflect", 0,
 					ops.NewSeedGenerator("zoom", 7))
+			}},
+		opCase{name: "RandomRotation", shapes: []ops.Shape{{3, 5, 6, 2}}, wrt: []int{0}, training: true,
+			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
+				return ops.SeededRandomRotation(in[0], [2]float32{-0.3, 0.4}, "wrap", 0, ops.NewSeedGenerator("rotation", 7))
 			}},
 	)
 }

@@ -157,6 +157,14 @@ def image_cases(rng):
             out.append(case(f"random_zoom_{mode}_{hf[0]}_{wf[0] if wf else 'same'}",
                             keras.layers.RandomZoom(hf, wf, fill_mode=mode, fill_value=1.5, interpolation="nearest"),
                             xz, grad=False, training=True))
+    for mode in ("reflect", "wrap", "nearest", "constant"):
+        for f in (0.1, -0.3, 0.25, 0.77):
+            out.append(case(f"random_rotation_{mode}_{f}",
+                            keras.layers.RandomRotation((f, f), fill_mode=mode, fill_value=1.5,
+                                                        interpolation="nearest"),
+                            xz, grad=False, training=True))
+    out.append(case("random_rotation_inference", keras.layers.RandomRotation(0.3, interpolation="nearest"), x,
+                    rng=rng))
     out.append(case("random_zoom_inference", keras.layers.RandomZoom(0.3, interpolation="nearest"), x, rng=rng))
     for (h, w) in ((3, 4), (5, 7), (2, 6), (6, 6), (4, 9)):
         out.append(case(f"center_crop_{h}x{w}", keras.layers.CenterCrop(h, w), x, rng=rng))
