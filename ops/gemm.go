@@ -38,12 +38,16 @@ func modeOf(op, precision string) gemmMode {
 }
 
 // sgemm is the package's sgemm in the mode's precision. In bfloat16 the
-// operands are rounded to bfloat16 while packed (float32 subnormals become
-// zero) and the products, exact in float32, summed in float32: operands
-// that a mixed_bfloat16 layer has already rounded (CastToBFloat16) give
-// the float32 GEMM's result but for the order of the float32 sums.
+// operands are bfloat16 values (a mixed_bfloat16 layer has rounded them,
+// CastToBFloat16) and their products, exact in float32, are summed in
+// float32, so the bfloat16 kernel (kernels.SgemmBF16, which rounds while
+// packing) and the float32 one compute the same sums in different orders;
+// each call takes the faster (bf16Faster). An operand that is not
+// bfloat16-exact (a gradient that went through a softmax inside the
+// layer) is then rounded or not depending on the shape: both are within
+// bfloat16 compute's error.
 func (gm gemmMode) sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if !gm.bf16 {
+	if !gm.bf16 || !bf16Faster(transA, m, n, k) {
 		sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -51,6 +55,20 @@ func (gm gemmMode) sgemm(transA, transB bool, m, n, k int, alpha float32, a []fl
 		return
 	}
 	kernels.SgemmBF16(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// bf16Faster reports whether SgemmBF16 beats Sgemm at this shape, as
+// measured (BenchmarkSeedCNNGEMMs) on the AMX kernel: not without a
+// hardware bfloat16 kernel (it would round copies and run Sgemm), nor for
+// k < 32 (the same), nor for a transposed A with few rows or a short k
+// (the weight gradients of a stem convolution, of a dense layer at a small
+// batch, of a tap class: the transposition to k-pairs costs more than
+// the tiles save).
+func bf16Faster(transA bool, m, n, k int) bool {
+	if k < 32 || !kernels.HasFastBF16() {
+		return false
+	}
+	return !transA || m >= 32 && k >= 256
 }
 
 // gemmPrecision is the GEMM precision of ops made now on tr when the op's

@@ -90,10 +90,11 @@ func checkSummationOrder(t *testing.T, name string, k int, got, ref, abs []float
 }
 
 // TestConvBFloat16GEMM runs Conv2D's forward, input and filter gradients
-// on bfloat16 GEMMs (im2col and tap-class paths) and compares them with
-// the float32 GEMMs on the inputs rounded to bfloat16: equal within
-// float32 summation-order error. The float32 results on the unrounded
-// inputs must be outside that bound somewhere (the bfloat16 path rounds).
+// at bfloat16 precision (im2col and tap-class paths) on bfloat16 inputs,
+// as a mixed_bfloat16 layer gives them, and compares them with float32
+// precision: equal within float32 summation-order error. The shapes take
+// both kernels (bf16Faster); the float32 results on unrounded inputs must
+// be outside the bound somewhere (the bound can tell a wrong operand).
 func TestConvBFloat16GEMM(t *testing.T) {
 	t.Logf("bfloat16 GEMM kernel: %s", kernels.BF16KernelName())
 	cases := []struct{ n, h, w, cin, k, cout, stride int }{
@@ -116,13 +117,13 @@ func TestConvBFloat16GEMM(t *testing.T) {
 				xs, ws := Shape{c.n, c.h, c.w, c.cin}, Shape{c.k, c.k, c.cin, c.cout}
 				g := newGeom("t", xs, c.k, c.k, [2]int{c.stride, c.stride}, [2]int{1, 1}, "same")
 				x, w, dy := rnd(xs.Size()), rnd(ws.Size()), rnd(g.rows()*c.cout)
-				got, modes := convRun(t, xs, ws, c.stride, PrecisionBFloat16, taps, x, w, dy)
+				xr, wr, dyr := roundedCopy(x), roundedCopy(w), roundedCopy(dy)
+				got, modes := convRun(t, xs, ws, c.stride, PrecisionBFloat16, taps, xr, wr, dyr)
 				for i, m := range modes {
 					if !m.bf16 {
 						t.Fatalf("op %d of the convolution does not carry the bfloat16 precision", i)
 					}
 				}
-				xr, wr, dyr := roundedCopy(x), roundedCopy(w), roundedCopy(dy)
 				ref, m32 := convRun(t, xs, ws, c.stride, "", taps, xr, wr, dyr)
 				if m32 != [3]gemmMode{} {
 					t.Fatalf("float32 convolution ops carry %v", m32)
@@ -149,11 +150,11 @@ func TestConvBFloat16GEMM(t *testing.T) {
 
 // TestMatMulBFloat16GEMM makes MatMul inside a bfloat16 layer (the trace's
 // reads cast to bfloat16) and checks that it and its gradients carry the
-// bfloat16 precision and compute the float32 product of the rounded
+// bfloat16 precision and compute the float32 product of bfloat16
 // operands within summation-order error; outside such a layer, and under
 // float16, MatMul keeps float32 GEMMs.
 func TestMatMulBFloat16GEMM(t *testing.T) {
-	const m, k, n = 37, 150, 45
+	const m, k, n = 37, 300, 45
 	r := rand.New(rand.NewPCG(3, 5))
 	rnd := func(n int) []float32 {
 		v := make([]float32, n)
@@ -162,7 +163,7 @@ func TestMatMulBFloat16GEMM(t *testing.T) {
 		}
 		return v
 	}
-	a, b, dy := rnd(m*k), rnd(k*n), rnd(m*n)
+	a, b, dy := roundedCopy(rnd(m*k)), roundedCopy(rnd(k*n)), roundedCopy(rnd(m*n))
 	run := func(castReads string, a, b, dy []float32) ([3][]float32, [3]gemmMode) {
 		tr := NewTrace(true, 0, 1)
 		restore := tr.CastReads(castReads)
@@ -196,9 +197,8 @@ func TestMatMulBFloat16GEMM(t *testing.T) {
 		t.Fatalf("GOKERAS_BF16_GEMM=0: precisions %v, want float32", modes)
 	}
 	t.Setenv("GOKERAS_BF16_GEMM", "")
-	ar, br, dyr := roundedCopy(a), roundedCopy(b), roundedCopy(dy)
-	ref, _ := run("", ar, br, dyr)
-	abs, _ := run("", absCopy(ar), absCopy(br), absCopy(dyr))
+	ref, _ := run("", a, b, dy)
+	abs, _ := run("", absCopy(a), absCopy(b), absCopy(dy))
 	for i, name := range []string{"y", "da", "db"} {
 		kk := [3]int{k, n, m}[i]
 		checkSummationOrder(t, name, kk, got[i], ref[i], abs[i])
@@ -235,6 +235,30 @@ func TestFloat32ConvKeepsSgemm(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("y[%d] = %v, Sgemm %v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestBFloat16KernelChoice checks bf16Faster's routing: the bfloat16
+// kernel only with a hardware one, for k >= 32, and for a transposed A
+// only with 32 rows and k >= 256.
+func TestBFloat16KernelChoice(t *testing.T) {
+	fast := kernels.HasFastBF16()
+	for _, c := range []struct {
+		transA  bool
+		m, n, k int
+		want    bool
+	}{
+		{false, 43264, 32, 9, false},
+		{true, 9, 32, 43264, false},
+		{false, 7744, 64, 288, fast},
+		{false, 7744, 288, 64, fast},
+		{true, 288, 64, 7744, fast},
+		{true, 1600, 128, 64, false},
+		{false, 64, 128, 1600, fast},
+	} {
+		if got := bf16Faster(c.transA, c.m, c.n, c.k); got != c.want {
+			t.Errorf("bf16Faster(%v, %d, %d, %d) = %v, want %v", c.transA, c.m, c.n, c.k, got, c.want)
 		}
 	}
 }
