@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"math"
 	"math/rand/v2"
 )
 
@@ -10,6 +9,7 @@ type randomZoomAttrs struct {
 	SameZoom      bool
 	FillMode      string
 	FillValue     float32
+	Interpolation string
 	ID            string // random ops are never merged
 }
 
@@ -20,13 +20,14 @@ type randomZoomAttrs struct {
 // sameZoom); output (y, x) reads input (zy*y + (h-1)/2*(1-zy), zx*x +
 // (w-1)/2*(1-zx)), each coordinate mapped by fillMode as TensorFlow's
 // ImageProjectiveTransform maps it ("reflect", "wrap", "nearest"; or
-// "constant", fillValue outside) and rounded half away from zero. A
+// "constant", fillValue outside), then read by "nearest" (rounded half
+// away from zero) or "bilinear" interpolation. A
 // range of one value draws that value. The gradient adds dy back into
 // the pixels each output came from.
-func SeededRandomZoom(x Tensor, height, width [2]float32, sameZoom bool, fillMode string, fillValue float32, gen *SeedGenerator) Tensor {
+func SeededRandomZoom(x Tensor, height, width [2]float32, sameZoom bool, fillMode string, fillValue float32, interpolation string, gen *SeedGenerator) Tensor {
 	const op = "RandomZoom"
 	tr := sameTrace(op, x)
-	n, h, w, c := imageShape(op, x)
+	_, h, w, _ := imageShape(op, x)
 	if gen == nil {
 		fail(op, "nil seed generator")
 	}
@@ -47,43 +48,23 @@ func SeededRandomZoom(x Tensor, height, width [2]float32, sameZoom bool, fillMod
 		}
 		return lo + (hi-lo)*r.Float32()
 	}
-	return pixelMap{
-		gen:   gen,
-		name:  op,
-		attrs: randomZoomAttrs{height, width, sameZoom, fillMode, fillValue, tr.uniqueName("randomzoom")},
-		n:     n, ih: h, iw: w, oh: h, ow: w, c: c, fill: fillValue,
-		draw: func(r *rand.Rand, from []int32) {
-			for b := 0; b < n; b++ {
-				zy := uniform(r, 1+height[0], 1+height[1])
-				zx := zy
-				if !sameZoom {
-					zx = uniform(r, 1+width[0], 1+width[1])
-				}
-				yoff := (float32(h) - 1) / 2 * (1 - zy)
-				xoff := (float32(w) - 1) / 2 * (1 - zx)
-				for y := 0; y < h; y++ {
-					sy := projectCoord(fillMode, zy*float32(y)+yoff, h)
-					for x := 0; x < w; x++ {
-						sx := projectCoord(fillMode, zx*float32(x)+xoff, w)
-						p := (b*h+y)*w + x
-						if sy < 0 || sx < 0 {
-							from[p] = -1
-						} else {
-							from[p] = int32((b*h+sy)*w + sx)
-						}
-					}
-				}
+	attrs := randomZoomAttrs{height, width, sameZoom, fillMode, fillValue, interpolation, tr.uniqueName("randomzoom")}
+	return randomAffine(tr, op, attrs, x, gen, fillMode, fillValue, interpolation,
+		func(r *rand.Rand, _ int) (a0, a1, a2, b0, b1, b2 float32) {
+			zy := uniform(r, 1+height[0], 1+height[1])
+			zx := zy
+			if !sameZoom {
+				zx = uniform(r, 1+width[0], 1+width[1])
 			}
-		},
-	}.apply(tr, x)
+			return zx, 0, (float32(w) - 1) / 2 * (1 - zx), 0, zy, (float32(h) - 1) / 2 * (1 - zy)
+		})
 }
 
-// projectCoord maps a sampling coordinate v of an axis of length n as
-// TensorFlow's ImageProjectiveTransform does before nearest
-// interpolation: the fill mode folds v into [0, n-1] (reflect about the
-// edges with the edge pixel repeated, wrap with period n, or clamp), then
-// v rounds half away from zero; constant mode gives -1 outside.
-func projectCoord(mode string, v float32, n int) int {
+// projectCoordF maps a sampling coordinate v of an axis of length n as
+// TensorFlow's ImageProjectiveTransform does before interpolation: the
+// fill mode folds v into [0, n-1] (reflect about the edges with the edge
+// pixel repeated, wrap with period n, or clamp); constant mode leaves it.
+func projectCoordF(mode string, v float32, n int) float32 {
 	fn := float32(n)
 	switch mode {
 	case "reflect":
@@ -133,9 +114,5 @@ func projectCoord(mode string, v float32, n int) int {
 	case "nearest":
 		v = min(max(v, 0), fn-1)
 	}
-	i := int(math.Round(float64(v)))
-	if i < 0 || i >= n {
-		return -1
-	}
-	return i
+	return v
 }

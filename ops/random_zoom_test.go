@@ -11,13 +11,15 @@ import (
 // TestRandomZoomGradient: finite differences of the zoom with ranges of
 // one value (deterministic draws), zooming in and out, every fill mode.
 func TestRandomZoomGradient(t *testing.T) {
-	for _, mode := range []string{"reflect", "wrap", "nearest", "constant"} {
-		for _, z := range [][2]float32{{0.5, -0.3}, {-0.4, 0.7}} {
-			checkGrad(t, gradCase{name: "RandomZoom" + mode, shapes: []ops.Shape{{2, 5, 6, 2}},
-				build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
-					return ops.SeededRandomZoom(x[0], [2]float32{z[0], z[0]}, [2]float32{z[1], z[1]}, false, mode, 0.5,
-						ops.NewSeedGenerator("zoom", 3))
-				}})
+	for _, interp := range []string{"nearest", "bilinear"} {
+		for _, mode := range []string{"reflect", "wrap", "nearest", "constant"} {
+			for _, z := range [][2]float32{{0.5, -0.3}, {-0.4, 0.7}} {
+				checkGrad(t, gradCase{name: "RandomZoom" + mode + interp, shapes: []ops.Shape{{2, 5, 6, 2}},
+					build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+						return ops.SeededRandomZoom(x[0], [2]float32{z[0], z[0]}, [2]float32{z[1], z[1]}, false, mode, 0.5,
+							interp, ops.NewSeedGenerator("zoom", 3))
+					}})
+			}
 		}
 	}
 }
@@ -32,7 +34,7 @@ func TestRandomZoomDraws(t *testing.T) {
 	}
 	run := func(h [2]float32) [][]float32 {
 		tr := ops.NewTrace(true, 0, 1)
-		y := ops.SeededRandomZoom(tr.Constant(s, x), h, h, true, "constant", -1, ops.NewSeedGenerator("z", 1))
+		y := ops.SeededRandomZoom(tr.Constant(s, x), h, h, true, "constant", -1, "nearest", ops.NewSeedGenerator("z", 1))
 		return evalTwice(t, tr, y)
 	}
 	ident := run([2]float32{0, 0})
@@ -85,12 +87,14 @@ func evalTwice(t *testing.T, tr *ops.Trace, y ops.Tensor) [][]float32 {
 // TestRandomRotationGradient: finite differences of the rotation with
 // ranges of one value (deterministic draws), every fill mode.
 func TestRandomRotationGradient(t *testing.T) {
-	for _, mode := range []string{"reflect", "wrap", "nearest", "constant"} {
-		for _, f := range []float32{0.1, -0.35} {
-			checkGrad(t, gradCase{name: "RandomRotation" + mode, shapes: []ops.Shape{{2, 5, 6, 2}},
-				build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
-					return ops.SeededRandomRotation(x[0], [2]float32{f, f}, mode, 0.5, ops.NewSeedGenerator("rot", 3))
-				}})
+	for _, interp := range []string{"nearest", "bilinear"} {
+		for _, mode := range []string{"reflect", "wrap", "nearest", "constant"} {
+			for _, f := range []float32{0.1, -0.35} {
+				checkGrad(t, gradCase{name: "RandomRotation" + mode + interp, shapes: []ops.Shape{{2, 5, 6, 2}},
+					build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+						return ops.SeededRandomRotation(x[0], [2]float32{f, f}, mode, 0.5, interp, ops.NewSeedGenerator("rot", 3))
+					}})
+			}
 		}
 	}
 }
@@ -104,7 +108,7 @@ func TestRandomRotationHalfTurn(t *testing.T) {
 		x[i] = float32(i)
 	}
 	tr := ops.NewTrace(true, 0, 1)
-	ys := evalTwice(t, tr, ops.SeededRandomRotation(tr.Constant(s, x), [2]float32{0.5, 0.5}, "constant", -1, ops.NewSeedGenerator("r", 1)))
+	ys := evalTwice(t, tr, ops.SeededRandomRotation(tr.Constant(s, x), [2]float32{0.5, 0.5}, "constant", -1, "nearest", ops.NewSeedGenerator("r", 1)))
 	for b := range 3 {
 		for y := range 5 {
 			for xx := range 7 {
@@ -121,7 +125,7 @@ func TestRandomRotationHalfTurn(t *testing.T) {
 	for i := range x {
 		x[i] = float32(i % 81)
 	}
-	ys = evalTwice(t, tr, ops.SeededRandomRotation(tr.Constant(s, x), [2]float32{-0.5, 0.5}, "constant", -1, ops.NewSeedGenerator("r", 1)))
+	ys = evalTwice(t, tr, ops.SeededRandomRotation(tr.Constant(s, x), [2]float32{-0.5, 0.5}, "constant", -1, "nearest", ops.NewSeedGenerator("r", 1)))
 	distinct := map[string]bool{}
 	for b := range 8 {
 		distinct[fmt.Sprint(ys[0][b*81:(b+1)*81])] = true

@@ -10,7 +10,7 @@ import (
 // RandomRotation).
 // HashBucket has no gradient; the product with a float input gives the
 // case one. The random transforms' gradients are
-// RandomZoomGrad and RandomRotationGrad.
+// their kinds with a Grad suffix; bilinear interpolation has kinds of its own.
 func init() {
 	opCases = append(opCases,
 		opCase{name: "HashBucket", shapes: []ops.Shape{{6, 7}, {6, 7}},
@@ -26,12 +26,21 @@ func init() {
 			}},
 		opCase{name: "RandomZoom", shapes: []ops.Shape{{3, 5, 6, 2}}, wrt: []int{0}, training: true,
 			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
-				return ops.SeededRandomZoom(in[0], [2]float32{-0.4, 0.6}, [2]float32{0.3, 0.3}, false, "reflect", 0,
+				return ops.SeededRandomZoom(in[0], [2]float32{-0.4, 0.6}, [2]float32{0.3, 0.3}, false, "reflect", 0, "nearest",
 					ops.NewSeedGenerator("zoom", 7))
 			}},
 		opCase{name: "RandomRotation", shapes: []ops.Shape{{3, 5, 6, 2}}, wrt: []int{0}, training: true,
 			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
-				return ops.SeededRandomRotation(in[0], [2]float32{-0.3, 0.4}, "wrap", 0, ops.NewSeedGenerator("rotation", 7))
+				return ops.SeededRandomRotation(in[0], [2]float32{-0.3, 0.4}, "wrap", 0, "nearest", ops.NewSeedGenerator("rotation", 7))
+			}},
+		opCase{name: "RandomZoomBilinear", shapes: []ops.Shape{{3, 5, 6, 2}}, wrt: []int{0}, training: true,
+			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
+				return ops.SeededRandomZoom(in[0], [2]float32{-0.4, 0.6}, [2]float32{0.3, 0.3}, true, "constant", 0.5, "bilinear",
+					ops.NewSeedGenerator("zoom", 7))
+			}},
+		opCase{name: "RandomRotationBilinear", shapes: []ops.Shape{{3, 5, 6, 2}}, wrt: []int{0}, training: true,
+			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
+				return ops.SeededRandomRotation(in[0], [2]float32{-0.3, 0.4}, "reflect", 0, "bilinear", ops.NewSeedGenerator("rotation", 7))
 			}},
 	)
 }

@@ -7,28 +7,27 @@ import (
 )
 
 // RandomRotationSettings are the arguments of keras.layers.RandomRotation
-// beside the factor. The zero value: fill mode "reflect", fill value 0,
-// nearest interpolation — Keras' default is bilinear, which gokeras does
-// not implement for this layer.
+// beside the factor. The zero value: fill mode "reflect", fill value 0 and
+// bilinear interpolation, as Keras.
 type RandomRotationSettings struct {
 	// FillMode is "reflect" (the default), "wrap", "nearest" or
 	// "constant".
 	FillMode string
 	// FillValue fills outside the image in "constant" mode.
 	FillValue float64
-	// Interpolation must be "nearest" (or "", meaning it).
+	// Interpolation is "bilinear" (the default) or "nearest".
 	Interpolation string
 }
 
-// RandomRotation is keras.layers.RandomRotation for NHWC images with
-// nearest interpolation: in training each image is rotated about its
+// RandomRotation is keras.layers.RandomRotation for NHWC images (bilinear or
+// nearest interpolation): in training each image is rotated about its
 // center by an angle uniform in [factor[0], factor[1]] full turns, the
 // pixels sampled outside the image filled by the fill mode, as
 // TensorFlow's ImageProjectiveTransform. In inference it is the identity.
 // The draws come from the layer's seed generator (gokeras' stream); a
 // range of one value is deterministic and equal to Keras'.
 //
-// Python: keras.layers.RandomRotation(factor=(-0.1, 0.2), interpolation="nearest")
+// Python: keras.layers.RandomRotation(factor=(-0.1, 0.2))
 // Go:     layers.NewRandomRotation([2]float64{-0.1, 0.2}, layers.RandomRotationSettings{})
 //
 // Keras' single number f means the range (-f, f).
@@ -46,7 +45,7 @@ func NewRandomRotation(factor [2]float64, s RandomRotationSettings, opts ...Opti
 		s.FillMode = "reflect"
 	}
 	if s.Interpolation == "" {
-		s.Interpolation = "nearest"
+		s.Interpolation = "bilinear"
 	}
 	l := &RandomRotation{factor: [2]float64{min(factor[0], factor[1]), max(factor[0], factor[1])}, s: s}
 	l.init("RandomRotation", []string{"seed"}, opts)
@@ -55,8 +54,8 @@ func NewRandomRotation(factor [2]float64, s RandomRotationSettings, opts ...Opti
 	case l.err != nil:
 	case !(l.factor[0] >= -1 && l.factor[1] <= 1):
 		l.err = fmt.Errorf("layers: RandomRotation %q: factor must be in [-1, 1], got %v", l.name, factor)
-	case s.Interpolation != "nearest":
-		l.err = fmt.Errorf("layers: RandomRotation %q: interpolation %q is not supported: only \"nearest\"", l.name, s.Interpolation)
+	case s.Interpolation != "nearest" && s.Interpolation != "bilinear":
+		l.err = fmt.Errorf("layers: RandomRotation %q: interpolation %q is not supported: \"bilinear\" or \"nearest\"", l.name, s.Interpolation)
 	case s.FillMode != "reflect" && s.FillMode != "wrap" && s.FillMode != "nearest" && s.FillMode != "constant":
 		l.err = fmt.Errorf("layers: RandomRotation %q: fill_mode %q is not one of reflect, wrap, nearest, constant", l.name, s.FillMode)
 	}
@@ -79,7 +78,7 @@ func (l *RandomRotation) Call(in []ops.Tensor, training bool) ops.Tensor {
 			return x
 		}
 		f := [2]float32{float32(l.factor[0]), float32(l.factor[1])}
-		return ops.SeededRandomRotation(x, f, l.s.FillMode, float32(l.s.FillValue), l.generator(l.name))
+		return ops.SeededRandomRotation(x, f, l.s.FillMode, float32(l.s.FillValue), l.s.Interpolation, l.generator(l.name))
 	})
 }
 

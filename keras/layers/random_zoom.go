@@ -8,9 +8,8 @@ import (
 
 // RandomZoomSettings are the arguments of keras.layers.RandomZoom beside
 // the height factor. The zero value: width zoomed as the height (Keras'
-// width_factor=None), fill mode "reflect", fill value 0, and nearest
-// interpolation — Keras' default is bilinear, which gokeras does not
-// implement for this layer.
+// width_factor=None), fill mode "reflect", fill value 0 and bilinear
+// interpolation, as Keras.
 type RandomZoomSettings struct {
 	// Width, when not nil, is the width's own (lower, upper) range, drawn
 	// independently of the height's.
@@ -20,12 +19,12 @@ type RandomZoomSettings struct {
 	FillMode string
 	// FillValue fills outside the image in "constant" mode.
 	FillValue float64
-	// Interpolation must be "nearest" (or "", meaning it).
+	// Interpolation is "bilinear" (the default) or "nearest".
 	Interpolation string
 }
 
-// RandomZoom is keras.layers.RandomZoom for NHWC images with nearest
-// interpolation: in training each image is zoomed about its center by 1+f
+// RandomZoom is keras.layers.RandomZoom for NHWC images (bilinear or nearest
+// interpolation): in training each image is zoomed about its center by 1+f
 // (f uniform in the height range; the width's own range or the same
 // factor), positive f zooming out, the pixels sampled outside the image
 // filled by the fill mode, as TensorFlow's ImageProjectiveTransform. In
@@ -33,7 +32,7 @@ type RandomZoomSettings struct {
 // generator (gokeras' stream, not TensorFlow's bits); a range of one
 // value is deterministic and equal to Keras'.
 //
-// Python: keras.layers.RandomZoom(height_factor=(-0.2, 0.3), interpolation="nearest")
+// Python: keras.layers.RandomZoom(height_factor=(-0.2, 0.3))
 // Go:     layers.NewRandomZoom([2]float64{-0.2, 0.3}, layers.RandomZoomSettings{})
 //
 // Keras' single number f means the range (-f, f).
@@ -51,7 +50,7 @@ func NewRandomZoom(height [2]float64, s RandomZoomSettings, opts ...Option) *Ran
 		s.FillMode = "reflect"
 	}
 	if s.Interpolation == "" {
-		s.Interpolation = "nearest"
+		s.Interpolation = "bilinear"
 	}
 	sortPair := func(p [2]float64) [2]float64 { return [2]float64{min(p[0], p[1]), max(p[0], p[1])} }
 	l := &RandomZoom{height: sortPair(height), s: s}
@@ -66,8 +65,8 @@ func NewRandomZoom(height [2]float64, s RandomZoomSettings, opts ...Option) *Ran
 	case l.err != nil:
 	case !inRange(l.height) || (l.s.Width != nil && !inRange(*l.s.Width)):
 		l.err = fmt.Errorf("layers: RandomZoom %q: factors must be in (-1, 1], got %v and %v", l.name, height, s.Width)
-	case s.Interpolation != "nearest":
-		l.err = fmt.Errorf("layers: RandomZoom %q: interpolation %q is not supported: only \"nearest\"", l.name, s.Interpolation)
+	case s.Interpolation != "nearest" && s.Interpolation != "bilinear":
+		l.err = fmt.Errorf("layers: RandomZoom %q: interpolation %q is not supported: \"bilinear\" or \"nearest\"", l.name, s.Interpolation)
 	case s.FillMode != "reflect" && s.FillMode != "wrap" && s.FillMode != "nearest" && s.FillMode != "constant":
 		l.err = fmt.Errorf("layers: RandomZoom %q: fill_mode %q is not one of reflect, wrap, nearest, constant", l.name, s.FillMode)
 	}
@@ -94,7 +93,7 @@ func (l *RandomZoom) Call(in []ops.Tensor, training bool) ops.Tensor {
 		if !same {
 			w = [2]float32{float32(l.s.Width[0]), float32(l.s.Width[1])}
 		}
-		return ops.SeededRandomZoom(x, h, w, same, l.s.FillMode, float32(l.s.FillValue), l.generator(l.name))
+		return ops.SeededRandomZoom(x, h, w, same, l.s.FillMode, float32(l.s.FillValue), l.s.Interpolation, l.generator(l.name))
 	})
 }
 

@@ -152,17 +152,22 @@ def image_cases(rng):
                     keras.layers.RandomContrast((0.2, 0.5), value_range=(-1, 1)), x, rng=rng))
     # RandomZoom in training with ranges of one value: deterministic.
     xz = rng.standard_normal((2, 6, 7, 2)).astype(np.float32)
-    for mode in ("reflect", "wrap", "nearest", "constant"):
-        for hf, wf in (((0.5, 0.5), None), ((-0.3, -0.3), (0.4, 0.4)), ((0.9, 0.9), (-0.6, -0.6))):
-            out.append(case(f"random_zoom_{mode}_{hf[0]}_{wf[0] if wf else 'same'}",
-                            keras.layers.RandomZoom(hf, wf, fill_mode=mode, fill_value=1.5, interpolation="nearest"),
-                            xz, grad=False, training=True))
-    for mode in ("reflect", "wrap", "nearest", "constant"):
-        for f in (0.1, -0.3, 0.25, 0.77):
-            out.append(case(f"random_rotation_{mode}_{f}",
-                            keras.layers.RandomRotation((f, f), fill_mode=mode, fill_value=1.5,
-                                                        interpolation="nearest"),
-                            xz, grad=False, training=True))
+    for interp in ("nearest", "bilinear"):
+        for mode in ("reflect", "wrap", "nearest", "constant"):
+            for hf, wf in (((0.5, 0.5), None), ((-0.3, -0.3), (0.4, 0.4)), ((0.9, 0.9), (-0.6, -0.6))):
+                suffix = "" if interp == "nearest" else "_bilinear"
+                out.append(case(f"random_zoom_{mode}_{hf[0]}_{wf[0] if wf else 'same'}{suffix}",
+                                keras.layers.RandomZoom(hf, wf, fill_mode=mode, fill_value=1.5,
+                                                        interpolation=interp),
+                                xz, grad=False, training=True))
+    for interp in ("nearest", "bilinear"):
+        for mode in ("reflect", "wrap", "nearest", "constant"):
+            for f in (0.1, -0.3, 0.25, 0.77):
+                suffix = "" if interp == "nearest" else "_bilinear"
+                out.append(case(f"random_rotation_{mode}_{f}{suffix}",
+                                keras.layers.RandomRotation((f, f), fill_mode=mode, fill_value=1.5,
+                                                            interpolation=interp),
+                                xz, grad=False, training=True))
     out.append(case("random_rotation_inference", keras.layers.RandomRotation(0.3, interpolation="nearest"), x,
                     rng=rng))
     out.append(case("random_zoom_inference", keras.layers.RandomZoom(0.3, interpolation="nearest"), x, rng=rng))
