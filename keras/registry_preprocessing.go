@@ -66,7 +66,7 @@ func init() {
 		s := layers.IntegerLookupSettings{MaxTokens: c.int("max_tokens", 0), NumOOVIndices: c.int("num_oov_indices", 1),
 			OutputMode: c.str("output_mode", "int"), PadToMaxTokens: c.bool("pad_to_max_tokens", false)}
 		if s.NumOOVIndices == 0 {
-			c.fail("num_oov_indices = 0 is not supported")
+			c.fail("num_oov_indices = 0 is not supported (Keras raises at run time on an unknown token)")
 		}
 		if c.present("mask_token") {
 			t := int64(c.int("mask_token", 0))

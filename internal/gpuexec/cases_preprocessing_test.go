@@ -6,7 +6,8 @@ import (
 	"github.com/gokeras/gokeras/ops"
 )
 
-// The preprocessing layers' op kinds (keras.layers.Hashing, RandomZoom,
+// The preprocessing layers' op kinds (keras.layers.Hashing, IntegerLookup,
+// RandomZoom,
 // RandomRotation).
 // HashBucket has no gradient; the product with a float input gives the
 // case one. The random transforms' gradients are
@@ -23,6 +24,11 @@ func init() {
 			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
 				a := ops.HashBucketAttrs{NumBins: 7, Strong: true, Salt: [2]uint64{133, 137}, HasMask: true, Mask: 0}
 				return ops.Mul(in[0], ops.HashBucket(in[1], a))
+			}},
+		opCase{name: "FloorModScalar", shapes: []ops.Shape{{6, 7}, {6, 7}},
+			fill: []func(*rand.Rand, int) float32{normal, func(r *rand.Rand, _ int) float32 { return float32(r.IntN(2001) - 1000) }}, wrt: []int{0},
+			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
+				return ops.Mul(in[0], ops.FloorModScalar(in[1], 7))
 			}},
 		opCase{name: "RandomZoom", shapes: []ops.Shape{{3, 5, 6, 2}}, wrt: []int{0}, training: true,
 			build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {

@@ -21,9 +21,10 @@ type IntegerLookupSettings struct {
 	// cap).
 	MaxTokens int
 	// NumOOVIndices is the number of out-of-vocabulary indices; 0 means
-	// Keras' default 1. Only 1 is supported: Keras hashes OOV tokens
-	// into several indices with floormod, and raises at run time with
-	// none, which a graph op cannot.
+	// Keras' default 1. With several, an OOV token t goes to index
+	// oov_start + floormod(t, NumOOVIndices) (Keras' oov_method
+	// "floormod"). Keras' num_oov_indices=0 (an error at run time on an
+	// OOV token, which a graph op cannot raise) is not supported.
 	NumOOVIndices int
 	// MaskToken, when not nil, maps to index 0 in "int" mode and to
 	// nothing in the others.
@@ -108,8 +109,8 @@ func (l *IntegerLookup) check() error {
 	switch {
 	case !slices.Contains([]string{"int", "one_hot", "multi_hot", "count", "tf_idf"}, s.OutputMode):
 		return fmt.Errorf("output_mode %q is not one of int, one_hot, multi_hot, count, tf_idf", s.OutputMode)
-	case s.NumOOVIndices != 1:
-		return fmt.Errorf("num_oov_indices %d is not supported: only 1", s.NumOOVIndices)
+	case s.NumOOVIndices < 1 || s.NumOOVIndices > maxExactInt:
+		return fmt.Errorf("num_oov_indices %d is not supported: from 1 to 2^24", s.NumOOVIndices)
 	case s.MaxTokens < 0 || s.MaxTokens == 1:
 		return fmt.Errorf("max_tokens must be > 1 (or unset), got %d", s.MaxTokens)
 	case s.PadToMaxTokens && s.MaxTokens == 0 && s.OutputMode != "int":
@@ -297,19 +298,24 @@ func (l *IntegerLookup) Call(in []ops.Tensor, _ bool) ops.Tensor {
 	}
 	s := x.Shape()
 	oov := float32(l.oovStart())
-	var idx ops.Tensor
-	if n := len(l.tokens); n == 0 {
-		idx = ops.AddScalar(ops.Scale(x, 0), oov)
-	} else {
-		vocab, shift := make([]float32, n), make([]float32, n)
+	// base: the OOV index of every value (one, or floormod buckets).
+	base := ops.AddScalar(ops.Scale(x, 0), oov)
+	if l.s.NumOOVIndices > 1 {
+		base = ops.AddScalar(ops.FloorModScalar(x, float32(l.s.NumOOVIndices)), oov)
+	}
+	idx := base
+	if n := len(l.tokens); n > 0 {
+		vocab, at := make([]float32, n), make([]float32, n)
 		for k, t := range l.tokens {
 			vocab[k] = float32(t)
-			shift[k] = float32(l.tokenStart()+k) - oov
+			at[k] = float32(l.tokenStart() + k)
 		}
 		vt := tr.Constant(ops.Shape{n}, vocab)
 		xr := ops.Reshape(x, append(s.Clone(), 1))
 		eq := ops.OneMinus(ops.Add(ops.Greater(xr, vt), ops.Greater(vt, xr)))
-		idx = ops.AddScalar(ops.Sum(ops.Mul(eq, tr.Constant(ops.Shape{n}, shift)), false, len(s)), oov)
+		found := ops.Sum(eq, false, len(s)) // 1 where x is a token
+		ids := ops.Sum(ops.Mul(eq, tr.Constant(ops.Shape{n}, at)), false, len(s))
+		idx = ops.Add(ops.Mul(base, ops.OneMinus(found)), ids)
 	}
 	if l.s.MaskToken != nil {
 		mv := float32(-1) // outside every encoding: dropped, as Keras' max int

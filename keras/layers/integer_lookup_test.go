@@ -12,7 +12,7 @@ func TestIntegerLookupErrors(t *testing.T) {
 	zero := int64(0)
 	for name, s := range map[string]IntegerLookupSettings{
 		"mode":           {OutputMode: "bad"},
-		"two oov":        {NumOOVIndices: 2},
+		"negative oov":   {NumOOVIndices: -2},
 		"max_tokens 1":   {MaxTokens: 1},
 		"repeat":         {Vocabulary: []int64{3, 3}},
 		"mask in vocab":  {Vocabulary: []int64{3, 0}, MaskToken: &zero},

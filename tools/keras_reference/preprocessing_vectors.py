@@ -244,6 +244,10 @@ def integer_lookup_cases(rng):
                                                         pad_to_max_tokens=True), x, grad=False))
     out.append(case("integer_lookup_tf_idf", IL(vocabulary=vocab, output_mode="tf_idf",
                                                  idf_weights=[0.5, 1.25, 2.0, 0.75]), x, grad=False))
+    out.append(case("integer_lookup_oov3", IL(vocabulary=vocab, num_oov_indices=3), x, grad=False))
+    out.append(case("integer_lookup_oov4_mask", IL(vocabulary=vocab, num_oov_indices=4, mask_token=0), x, grad=False))
+    out.append(case("integer_lookup_oov2_count", IL(vocabulary=vocab, num_oov_indices=2, output_mode="count",
+                                                     mask_token=0), x, grad=False))
     data = rng.integers(0, 9, (20, 6)).astype(np.float32)
     data[0, :3] = [-1, 100, 100]
     xa = rng.integers(-1, 11, (4, 5)).astype(np.float32)
@@ -251,6 +255,8 @@ def integer_lookup_cases(rng):
     out.append(case("integer_lookup_adapt_max_mask", IL(max_tokens=6, mask_token=0), xa, adapt=data, grad=False))
     out.append(case("integer_lookup_adapt_count", IL(output_mode="count"), xa, adapt=data, grad=False))
     out.append(case("integer_lookup_adapt_tf_idf", IL(output_mode="tf_idf"), xa, adapt=data, grad=False))
+    out.append(case("integer_lookup_adapt_oov3_tf_idf", IL(output_mode="tf_idf", num_oov_indices=3), xa,
+                    adapt=data, grad=False))
     out.append(case("integer_lookup_adapt_tf_idf_max_pad", IL(output_mode="tf_idf", max_tokens=7,
                                                                pad_to_max_tokens=True, mask_token=3),
                     xa, adapt=data, grad=False))
