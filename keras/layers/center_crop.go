@@ -6,7 +6,8 @@ import (
 	"github.com/gokeras/gokeras/ops"
 )
 
-// CenterCrop is keras.layers.CenterCrop for NHWC batches: the centered
+// CenterCrop is keras.layers.CenterCrop for NHWC batches (or one HWC
+// image): the centered
 // height x width window (start (H-height)/2, (W-width)/2, rounded down);
 // an image smaller than the target on either side is instead cropped to
 // the target's aspect ratio and resized bilinearly (Keras' smart_resize).
@@ -31,28 +32,29 @@ func NewCenterCrop(height, width int, opts ...Option) *CenterCrop {
 
 // Build implements Layer.
 func (l *CenterCrop) Build(in []ops.Shape) error {
-	if err := checkImages(in[0]); err != nil {
+	if err := buildImage(in); err != nil {
 		return err
 	}
 	l.built = true
 	return nil
 }
 
-// Call implements Layer.
+// Call implements Layer. A rank-3 input is one image.
 func (l *CenterCrop) Call(in []ops.Tensor, _ bool) ops.Tensor {
-	x := in[0]
-	s := x.Shape()
-	if err := checkImages(s); err != nil {
-		panic(&ops.Error{Op: "CenterCrop " + l.name, Msg: err.Error()})
-	}
-	h, w := s[1], s[2]
-	if h >= l.height && w >= l.width {
-		if h == l.height && w == l.width {
-			return x
+	return onImages(l, in[0], func(x ops.Tensor) ops.Tensor {
+		s := x.Shape()
+		if err := checkImages(s); err != nil {
+			panic(&ops.Error{Op: "CenterCrop " + l.name, Msg: err.Error()})
 		}
-		return ops.Slice(x, []int{0, (h - l.height) / 2, (w - l.width) / 2, 0}, []int{s[0], l.height, l.width, s[3]})
-	}
-	return resizeImages(cropToAspect(x, l.height, l.width), l.height, l.width, "bilinear")
+		h, w := s[1], s[2]
+		if h >= l.height && w >= l.width {
+			if h == l.height && w == l.width {
+				return x
+			}
+			return ops.Slice(x, []int{0, (h - l.height) / 2, (w - l.width) / 2, 0}, []int{s[0], l.height, l.width, s[3]})
+		}
+		return resizeImages(cropToAspect(x, l.height, l.width), l.height, l.width, "bilinear")
+	})
 }
 
 // GetConfig implements Layer.

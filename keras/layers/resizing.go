@@ -17,7 +17,7 @@ type ResizingSettings struct {
 	CropToAspectRatio bool
 }
 
-// Resizing is keras.layers.Resizing for NHWC batches: the images resized
+// Resizing is keras.layers.Resizing for NHWC batches (or one HWC image): the images resized
 // to height x width as tf.image.resize does (half-pixel centers; bilinear
 // without antialiasing, or nearest), optionally after cropping to the
 // target's aspect ratio. Each axis is a product with a constant
@@ -51,23 +51,24 @@ func NewResizing(height, width int, s ResizingSettings, opts ...Option) *Resizin
 
 // Build implements Layer.
 func (l *Resizing) Build(in []ops.Shape) error {
-	if err := checkImages(in[0]); err != nil {
+	if err := buildImage(in); err != nil {
 		return err
 	}
 	l.built = true
 	return nil
 }
 
-// Call implements Layer.
+// Call implements Layer. A rank-3 input is one image.
 func (l *Resizing) Call(in []ops.Tensor, _ bool) ops.Tensor {
-	x := in[0]
-	if err := checkImages(x.Shape()); err != nil {
-		panic(&ops.Error{Op: "Resizing " + l.name, Msg: err.Error()})
-	}
-	if l.s.CropToAspectRatio {
-		x = cropToAspect(x, l.height, l.width)
-	}
-	return resizeImages(x, l.height, l.width, l.s.Interpolation)
+	return onImages(l, in[0], func(x ops.Tensor) ops.Tensor {
+		if err := checkImages(x.Shape()); err != nil {
+			panic(&ops.Error{Op: "Resizing " + l.name, Msg: err.Error()})
+		}
+		if l.s.CropToAspectRatio {
+			x = cropToAspect(x, l.height, l.width)
+		}
+		return resizeImages(x, l.height, l.width, l.s.Interpolation)
+	})
 }
 
 // GetConfig implements Layer.

@@ -173,6 +173,9 @@ def image_cases(rng):
     out.append(case("random_zoom_inference", keras.layers.RandomZoom(0.3, interpolation="nearest"), x, rng=rng))
     for (h, w) in ((3, 4), (5, 7), (2, 6), (6, 6), (4, 9)):
         out.append(case(f"center_crop_{h}x{w}", keras.layers.CenterCrop(h, w), x, rng=rng))
+    # One unbatched HWC image.
+    out.append(case("resizing_unbatched", keras.layers.Resizing(4, 9), x[0], rng=rng))
+    out.append(case("center_crop_unbatched", keras.layers.CenterCrop(3, 8), x[0], rng=rng))
     return out
 
 
