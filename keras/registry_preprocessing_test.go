@@ -12,6 +12,7 @@ import (
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/internal/kerasvectors"
 	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/optimizers"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -243,5 +244,30 @@ func TestSaveLoadPreprocessingModel(t *testing.T) {
 	// The normalization of x's first row by the adapted statistics.
 	if got := p1[0].Data().([]float32)[0]; math.Abs(float64(got)-(1-5.5)/math.Sqrt(11.25)) > 1e-6 {
 		t.Errorf("normalized x[0] = %v, want %v", got, (1-5.5)/math.Sqrt(11.25))
+	}
+}
+
+// TestOptimizerCommonOptionsFromConfig: a Keras optimizer config with
+// use_ema and gradient accumulation reads back into those options (as
+// loading a .keras file's compile config does), and bad values are errors.
+func TestOptimizerCommonOptionsFromConfig(t *testing.T) {
+	cfg := map[string]any{"class_name": "Adam", "config": map[string]any{
+		"name": "adam", "learning_rate": 0.01, "use_ema": true, "ema_momentum": 0.9,
+		"ema_overwrite_frequency": 3.0, "gradient_accumulation_steps": 2.0, "loss_scale_factor": nil}}
+	o, err := optimizerFromConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := o.(optimizers.Optimizer).GetConfig()
+	for k, want := range map[string]any{"use_ema": true, "ema_momentum": 0.9, "ema_overwrite_frequency": 3, "gradient_accumulation_steps": 2} {
+		if got[k] != want {
+			t.Errorf("%s = %v, want %v", k, got[k], want)
+		}
+	}
+	for k, bad := range map[string]any{"use_ema": "yes", "ema_momentum": 2.0, "gradient_accumulation_steps": 1.0, "loss_scale_factor": 128.0} {
+		c := map[string]any{"class_name": "SGD", "config": map[string]any{k: bad}}
+		if _, err := optimizerFromConfig(c); err == nil {
+			t.Errorf("%s = %v accepted", k, bad)
+		}
 	}
 }

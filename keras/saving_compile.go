@@ -283,7 +283,11 @@ func optimizerFromConfig(v any) (any, error) {
 			opts = append(opts, bools[k](x))
 		}
 	}
-	opt := ctor(opts...)
+	more, err := commonOptimizerOptions(c) // optimizer_common_config.go
+	if err != nil {
+		return nil, fmt.Errorf("optimizer %s: %w", class, err)
+	}
+	opt := ctor(append(opts, more...)...)
 	if e, ok := opt.(interface{ Err() error }); ok && e.Err() != nil {
 		return nil, e.Err()
 	}
