@@ -515,6 +515,11 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 			return hist, err
 		}
 	}
+	// Keras' fit ends by finalize_variable_values: with use_ema the
+	// weights become their moving averages (optimizers/options_common.go).
+	if f, ok := m.optimizer.(interface{ FinalizeVariableValues([]*ops.Variable) }); ok {
+		f.FinalizeVariableValues(m.TrainableVariables())
+	}
 	if err := cbs.each(func(c Callback) error { return c.OnTrainEnd(epochLogs) }); err != nil {
 		return hist, err
 	}

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"gorgonia.org/tensor"
 	"math"
@@ -268,6 +269,58 @@ func TestOptimizerCommonOptionsFromConfig(t *testing.T) {
 		c := map[string]any{"class_name": "SGD", "config": map[string]any{k: bad}}
 		if _, err := optimizerFromConfig(c); err == nil {
 			t.Errorf("%s = %v accepted", k, bad)
+		}
+	}
+}
+
+// TestFitFinalizesEMA: after Fit with use_ema the weights are the
+// optimizer's moving averages (Keras' finalize_variable_values), and
+// without it they are the trained weights.
+func TestFitFinalizesEMA(t *testing.T) {
+	for _, ema := range []bool{false, true} {
+		layers.ClearSession()
+		layers.SetRandomSeed(3)
+		in := layers.Input([]int{4})
+		out := layers.Apply(layers.NewDense(2), in)
+		m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := optimizers.NewSGD(optimizers.LearningRate(0.1), optimizers.UseEMA(ema), optimizers.EMAMomentum(0.5))
+		if err := m.Compile(CompileConfig{Optimizer: opt, Loss: "mse"}); err != nil {
+			t.Fatal(err)
+		}
+		xs := make([]float32, 8*4)
+		ys := make([]float32, 8*2)
+		for i := range xs {
+			xs[i] = float32(i%5) - 2
+		}
+		for i := range ys {
+			ys[i] = float32(i % 3)
+		}
+		x := tensor.New(tensor.WithShape(8, 4), tensor.WithBacking(xs))
+		y := tensor.New(tensor.WithShape(8, 2), tensor.WithBacking(ys))
+		if _, err := m.Fit(x, y, FitConfig{Epochs: 2, BatchSize: 4, Verbose: 0}); err != nil {
+			t.Fatal(err)
+		}
+		kernel := m.TrainableVariables()[0]
+		var avg *ops.Variable
+		for _, v := range opt.Variables() {
+			if v.Name() == opt.Name()+"/average/"+strings.ReplaceAll(kernel.Name(), "/", "_") {
+				avg = v
+			}
+		}
+		if !ema {
+			if avg != nil {
+				t.Fatal("an average without use_ema")
+			}
+			continue
+		}
+		if avg == nil {
+			t.Fatalf("no average among %v", opt.Variables())
+		}
+		if !slices.Equal(kernel.Numpy(), avg.Numpy()) {
+			t.Errorf("kernel after Fit %v, moving average %v", kernel.Numpy(), avg.Numpy())
 		}
 	}
 }
