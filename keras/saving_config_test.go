@@ -80,6 +80,18 @@ func TestEveryBuiltinLayerRoundTrips(t *testing.T) {
 		{layers.NewMultiHeadAttention(2, 3, layers.WithValueDim(4)), []*layers.KerasTensor{layers.Input([]int{5, 3}), layers.Input([]int{4, 3})}},
 		{layers.NewAttention(layers.WithUseScale(true), layers.WithScoreMode("concat")), []*layers.KerasTensor{layers.Input([]int{5, 3}), layers.Input([]int{4, 3})}},
 		{layers.NewAdditiveAttention(layers.WithUseScale(false)), []*layers.KerasTensor{layers.Input([]int{5, 3}), layers.Input([]int{4, 3})}},
+		// Preprocessing classes (registry_preprocessing.go).
+		{layers.NewNormalization(layers.NormalizationSettings{Mean: []float64{1, 2}, Variance: []float64{4, 9}}), []*layers.KerasTensor{img()}},
+		{layers.NewNormalization(layers.NormalizationSettings{}), []*layers.KerasTensor{img()}},
+		{layers.NewDiscretization(layers.DiscretizationSettings{BinBoundaries: []float64{-1, 0, 2.5}}), []*layers.KerasTensor{vec()}},
+		{layers.NewCategoryEncoding(layers.CategoryEncodingSettings{NumTokens: 7, OutputMode: "count"}), []*layers.KerasTensor{vec()}},
+		{layers.NewHashing(5, layers.HashingSettings{}), []*layers.KerasTensor{vec()}},
+		{layers.NewIntegerLookup(layers.IntegerLookupSettings{Vocabulary: []int64{3, 7, 11}, NumOOVIndices: 2}), []*layers.KerasTensor{vec()}},
+		{layers.NewResizing(4, 6, layers.ResizingSettings{Interpolation: "nearest", CropToAspectRatio: true}), []*layers.KerasTensor{img()}},
+		{layers.NewCenterCrop(5, 4), []*layers.KerasTensor{img()}},
+		{layers.NewRandomContrast(layers.RandomContrastSettings{Factor: 0.3}, layers.WithSeed(2)), []*layers.KerasTensor{img()}},
+		{layers.NewRandomZoom([2]float64{-0.2, 0.1}, layers.RandomZoomSettings{FillMode: "constant", FillValue: 0.5}, layers.WithSeed(3)), []*layers.KerasTensor{img()}},
+		{layers.NewRandomRotation([2]float64{-0.1, 0.2}, layers.RandomRotationSettings{FillMode: "wrap", Interpolation: "nearest"}, layers.WithSeed(4)), []*layers.KerasTensor{img()}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {
