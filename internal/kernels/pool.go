@@ -11,8 +11,15 @@ import (
 // virtualised machine, longer than many GEMMs, so workers busy-wait (yielding
 // with runtime.Gosched) for spinWait after their last job before parking.
 // Jobs hand out work dynamically, so a late worker never delays a call.
+//
+// spinWait is short: runtime.Gosched yields to goroutines, not to other
+// processes, so a spinning worker takes its core from whatever else runs
+// there (the caller's own thread when the machine is shared). With 1 ms the
+// seed ResNet step under one competing busy process took 188 ms against
+// 95 ms with 50µs; on an idle machine the shorter spin was no slower
+// (docs/performance_tf.md).
 
-var spinWait = time.Millisecond
+var spinWait = 50 * time.Microsecond
 
 type worker struct {
 	task   atomic.Pointer[gemmJob]
