@@ -14,10 +14,11 @@ import (
 //
 // spinWait is short: runtime.Gosched yields to goroutines, not to other
 // processes, so a spinning worker takes its core from whatever else runs
-// there (the caller's own thread when the machine is shared). With 1 ms the
-// seed ResNet step under one competing busy process took 188 ms against
-// 95 ms with 50µs; on an idle machine the shorter spin was no slower
-// (docs/performance_tf.md).
+// there (the caller's own thread when the machine is shared). Measured on
+// the shared 2-core machine, interleaved, the 50µs spin was as fast as the
+// earlier 1 ms or faster (seed CNN and ResNet steps at 2 threads; figures
+// and commands in docs/performance_tf.md), and the Sgemm benchmarks did not
+// move.
 
 var spinWait = 50 * time.Microsecond
 
