@@ -1,10 +1,8 @@
 package keras
 
 import (
-	"math"
 	"testing"
 
-	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/internal/kerasvectors"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
@@ -54,58 +52,11 @@ func TestConvMoreLayersMatchKeras(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			tr := ops.NewTrace(false, 0, 1)
-			xv := ops.NewVariable("x", s, tc.X, true)
-			x := tr.Read(xv)
-			if tc.Mask != nil {
-				layers.SetMask(x, tr.Constant(ops.Shape{s[0], s[1]}, tc.Mask))
-			}
-			y := l.Call([]ops.Tensor{x}, false)
-			if !y.Shape().Equal(ops.Shape(tc.YShape)) {
-				t.Fatalf("output shape %v, Keras %v", y.Shape(), tc.YShape)
-			}
-			loss := ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), tc.Dy)), false)
-			vars := append([]*ops.Variable{xv}, l.TrainableWeights()...)
-			grads, err := ops.Gradients(loss, vars)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := engine.Compile(tr, append([]ops.Tensor{y}, grads...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			vals, err := p.Run(engine.Single{}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			worst := 0.0
-			check := func(what string, got, want []float32) {
-				t.Helper()
-				if len(got) != len(want) {
-					t.Fatalf("%s: %d values, Keras %d", what, len(got), len(want))
+			compareLayerWithKeras(t, l, tc.kerasLayerCase, func(tr *ops.Trace, x ops.Tensor) {
+				if tc.Mask != nil {
+					layers.SetMask(x, tr.Constant(ops.Shape{s[0], s[1]}, tc.Mask))
 				}
-				bad := 0
-				for i := range want {
-					w := float64(want[i])
-					e := math.Abs(float64(got[i])-w) / math.Max(1, math.Abs(w))
-					worst = max(worst, e)
-					if !(e <= 1e-5) {
-						if bad < 3 {
-							t.Errorf("%s[%d] = %v, Keras %v", what, i, got[i], w)
-						}
-						bad++
-					}
-				}
-			}
-			check("y", vals[0].Data, tc.Y)
-			check("dx", vals[1].Data, tc.Dx)
-			if len(tc.Dweights) != len(vals)-2 {
-				t.Fatalf("%d trainable weights, Keras %d", len(vals)-2, len(tc.Dweights))
-			}
-			for i, g := range tc.Dweights {
-				check("d"+vars[i+1].Name(), vals[i+2].Data, g)
-			}
-			t.Logf("worst relative difference from Keras %.3g", worst)
+			})
 		})
 	}
 }

@@ -57,54 +57,68 @@ func TestLayersMatchKeras(t *testing.T) {
 				}
 				ws[i].Assign(w.Value)
 			}
-			tr := ops.NewTrace(false, 0, 1)
-			xv := ops.NewVariable("x", s, tc.X, true)
-			y := l.Call([]ops.Tensor{tr.Read(xv)}, false)
-			if !y.Shape().Equal(ops.Shape(tc.YShape)) {
-				t.Fatalf("output shape %v, Keras %v", y.Shape(), tc.YShape)
-			}
-			loss := ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), tc.Dy)), false)
-			vars := append([]*ops.Variable{xv}, l.TrainableWeights()...)
-			grads, err := ops.Gradients(loss, vars)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := engine.Compile(tr, append([]ops.Tensor{y}, grads...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			vals, err := p.Run(engine.Single{}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			worst := 0.0
-			check := func(what string, got, want []float32) {
-				t.Helper()
-				if len(got) != len(want) {
-					t.Fatalf("%s: %d values, Keras %d", what, len(got), len(want))
-				}
-				bad := 0
-				for i := range want {
-					w := float64(want[i])
-					e := math.Abs(float64(got[i])-w) / math.Max(1, math.Abs(w))
-					worst = max(worst, e)
-					if !(e <= 1e-5) {
-						if bad < 3 {
-							t.Errorf("%s[%d] = %v, Keras %v", what, i, got[i], w)
-						}
-						bad++
-					}
-				}
-			}
-			check("y", vals[0].Data, tc.Y)
-			check("dx", vals[1].Data, tc.Dx)
-			if len(tc.Dweights) != len(vals)-2 {
-				t.Fatalf("%d trainable weights, Keras %d", len(vals)-2, len(tc.Dweights))
-			}
-			for i, g := range tc.Dweights {
-				check("d"+vars[i+1].Name(), vals[i+2].Data, g)
-			}
-			t.Logf("worst relative difference from Keras %.3g", worst)
+			compareLayerWithKeras(t, l, tc, nil)
 		})
 	}
+}
+
+// compareLayerWithKeras calls l, which holds Keras' weights, on tc's input
+// (prepare, when not nil, may attach a mask to it first) and compares the
+// output and the gradients with respect to the input and the trainable
+// weights with Keras' to 1e-5 (relative, absolute below magnitude 1).
+func compareLayerWithKeras(t *testing.T, l layers.Layer, tc kerasLayerCase, prepare func(tr *ops.Trace, x ops.Tensor)) {
+	t.Helper()
+	s := ops.Shape(tc.Shape)
+	tr := ops.NewTrace(false, 0, 1)
+	xv := ops.NewVariable("x", s, tc.X, true)
+	x := tr.Read(xv)
+	if prepare != nil {
+		prepare(tr, x)
+	}
+	y := l.Call([]ops.Tensor{x}, false)
+	if !y.Shape().Equal(ops.Shape(tc.YShape)) {
+		t.Fatalf("output shape %v, Keras %v", y.Shape(), tc.YShape)
+	}
+	loss := ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), tc.Dy)), false)
+	vars := append([]*ops.Variable{xv}, l.TrainableWeights()...)
+	grads, err := ops.Gradients(loss, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Compile(tr, append([]ops.Tensor{y}, grads...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := p.Run(engine.Single{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	check := func(what string, got, want []float32) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d values, Keras %d", what, len(got), len(want))
+		}
+		bad := 0
+		for i := range want {
+			w := float64(want[i])
+			e := math.Abs(float64(got[i])-w) / math.Max(1, math.Abs(w))
+			worst = max(worst, e)
+			if !(e <= 1e-5) {
+				if bad < 3 {
+					t.Errorf("%s[%d] = %v, Keras %v", what, i, got[i], w)
+				}
+				bad++
+			}
+		}
+	}
+	check("y", vals[0].Data, tc.Y)
+	check("dx", vals[1].Data, tc.Dx)
+	if len(tc.Dweights) != len(vals)-2 {
+		t.Fatalf("%d trainable weights, Keras %d", len(vals)-2, len(tc.Dweights))
+	}
+	for i, g := range tc.Dweights {
+		check("d"+vars[i+1].Name(), vals[i+2].Data, g)
+	}
+	t.Logf("worst relative difference from Keras %.3g", worst)
 }
