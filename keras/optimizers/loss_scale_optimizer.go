@@ -347,6 +347,12 @@ func (o *LossScaleOptimizer) Apply(rc ops.ReplicaContext, grads [][]float32, var
 // step all-reduces the gradients and the non-finite flag (the last
 // buffer of scratch), then updates or skips on replica rc.ReplicaID().
 func (o *LossScaleOptimizer) step(rc ops.ReplicaContext, scratch [][]float32, vars []*ops.Variable, slots [][]*ops.Variable) error {
+	if _, ok := rc.(ops.ParameterServerContext); ok {
+		// The scale and its finite-step count would have to live on the
+		// parameter servers beside the variables; until they do, say so
+		// rather than update the worker's copies in place.
+		return fmt.Errorf("optimizers: %s: LossScaleOptimizer is not supported under ParameterServerStrategy (use the float32 or mixed_bfloat16 policy)", o.name)
+	}
 	n := len(scratch) - 1
 	flag := scratch[n]
 	flag[0] = 0

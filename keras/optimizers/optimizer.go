@@ -357,6 +357,9 @@ func (b *base) ApplyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
 				}
 				copy(scratch[i], val.Data)
 			}
+			if ps, ok := rc.(ops.ParameterServerContext); ok {
+				return b.push(ps, scratch, keptVars)
+			}
 			if err := rc.AllReduceSum(scratch); err != nil {
 				return fmt.Errorf("optimizers: %s: all-reduce: %w", b.cfg.name, err)
 			}
@@ -364,7 +367,11 @@ func (b *base) ApplyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
 		},
 		Empty: func(rc ops.ReplicaContext) error {
 			// A replica without data contributes zero gradients and
-			// applies the same update; its scratch is its own.
+			// applies the same update; its scratch is its own. A
+			// parameter-server worker without data has nothing to push.
+			if _, ok := rc.(ops.ParameterServerContext); ok {
+				return nil
+			}
 			zeros := gradientSlab(keptVars)
 			if err := rc.AllReduceSum(zeros); err != nil {
 				return fmt.Errorf("optimizers: %s: all-reduce: %w", b.cfg.name, err)
@@ -416,11 +423,29 @@ func (b *base) Apply(rc ops.ReplicaContext, grads [][]float32, vars []*ops.Varia
 	if len(keptVars) == 0 {
 		return fmt.Errorf("optimizers: %s: %w", b.cfg.name, errNoGradients)
 	}
+	if ps, ok := rc.(ops.ParameterServerContext); ok {
+		return b.push(ps, scratch, keptVars)
+	}
 	slots := b.prepare(keptVars, replicas)
 	if err := rc.AllReduceSum(scratch); err != nil {
 		return fmt.Errorf("optimizers: %s: all-reduce: %w", b.cfg.name, err)
 	}
 	return b.update(r, scratch, keptVars, slots)
+}
+
+// push hands one step's gradients to the parameter servers of a
+// ParameterServerStrategy worker: the servers own the variables, their
+// slots and the step count, and apply their own copy of this optimizer
+// (built from its config), so nothing is updated or counted here.
+func (b *base) push(ps ops.ParameterServerContext, grads [][]float32, vars []*ops.Variable) error {
+	self, ok := b.k.(Optimizer)
+	if !ok {
+		return fmt.Errorf("optimizers: %s: cannot describe this optimizer to parameter servers", b.cfg.name)
+	}
+	if err := ps.PushGradients(self, vars, grads); err != nil {
+		return fmt.Errorf("optimizers: %s: pushing gradients to the parameter servers: %w", b.cfg.name, err)
+	}
+	return nil
 }
 
 // update is one step on replica r from aggregated gradients (scratch the
