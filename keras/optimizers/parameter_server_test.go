@@ -16,9 +16,11 @@ type fakeServers struct {
 	pushed []Optimizer
 }
 
-func (f *fakeServers) ReplicaID() int                 { return 0 }
-func (f *fakeServers) NumReplicas() int               { return 1 }
-func (f *fakeServers) AllReduceSum([][]float32) error { panic("a parameter-server step must not all-reduce") }
+func (f *fakeServers) ReplicaID() int   { return 0 }
+func (f *fakeServers) NumReplicas() int { return 1 }
+func (f *fakeServers) AllReduceSum([][]float32) error {
+	panic("a parameter-server step must not all-reduce")
+}
 
 func (f *fakeServers) PushGradients(opt any, vars []*ops.Variable, grads [][]float32) error {
 	f.pushed = append(f.pushed, opt.(Optimizer))
