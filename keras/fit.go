@@ -338,6 +338,9 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if ps, ok := m.asPS(); ok {
+		return m.fitPS(ps, x, y, cfg) // fit_ps.go
+	}
 	if !m.compiled {
 		return nil, fmt.Errorf("keras: Fit: %w", errNotCompiled)
 	}
@@ -539,6 +542,9 @@ func (m *Model) Evaluate(x, y any, cfg EvaluateConfig) (Logs, error) {
 	if m.loss == nil && m.custom.test == nil {
 		return nil, fmt.Errorf("keras: Evaluate: %w", errNoLoss)
 	}
+	if err := m.psLocal("Evaluate"); err != nil {
+		return nil, err
+	}
 	src, err := m.toSource("keras: Evaluate", x, y, cfg.SampleWeight, cfg.BatchSize, false, 0)
 	if err == nil {
 		err = needSteps("keras: Evaluate", src, cfg.Steps, "Steps")
@@ -658,6 +664,9 @@ func (m *Model) Predict(x any, cfg PredictConfig) (*tensor.Dense, error) {
 // output name.
 func (m *Model) PredictAll(x any, cfg PredictConfig) ([]*tensor.Dense, error) {
 	if err := nonNegative("Predict", "BatchSize", cfg.BatchSize, "Steps", cfg.Steps); err != nil {
+		return nil, err
+	}
+	if err := m.psLocal("Predict"); err != nil {
 		return nil, err
 	}
 	src, err := m.toSource("keras: Predict", x, nil, nil, cfg.BatchSize, false, 0)

@@ -1,0 +1,343 @@
+package keras
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/keras/metrics"
+	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
+)
+
+// Task types of a parameter-server cluster, as TF_CONFIG names them.
+const (
+	psChief  = "chief"
+	psWorker = "worker"
+	psServer = "ps"
+)
+
+// psStrategy is implemented by strategies whose variables live on
+// parameter servers (distribute.ParameterServerStrategy), so that Fit
+// trains as TensorFlow's model.fit does under that strategy. Every task
+// of the cluster runs the same program and calls Fit; what Fit does
+// depends on the task:
+//
+//   - on the chief (the coordinator) it schedules FitConfig.StepsPerEpoch
+//     train steps per epoch on the workers, sums the metric states they
+//     return, runs the callbacks, and validates on its own copy of the
+//     weights, pulled from the servers at the end of every epoch;
+//   - on a worker it registers the train step, over its own pass of the
+//     data it was given (shuffled by its own seed), and serves the
+//     coordinator's calls until the coordinator is done;
+//   - on a parameter server it serves until the coordinator is done.
+//
+// Go functions cannot be shipped between processes: every task registers
+// the same step names in the same order (PSRegister), and the coordinator
+// schedules them by name.
+type psStrategy interface {
+	engine.Strategy
+	// PSTask is this process's task type (psChief, psWorker or psServer)
+	// and its index among the tasks of that type.
+	PSTask() (taskType string, index int)
+	// PSWorkers is the number of worker tasks.
+	PSWorkers() int
+	// PSRegister registers step under name on this task. On a worker,
+	// step runs once per call the coordinator schedules, never two at a
+	// time, and its result goes back to the coordinator.
+	PSRegister(name string, step func() ([]float64, error)) error
+	// PSSchedule (coordinator) schedules one call of name on whichever
+	// worker is free and returns a function that waits for its result. A
+	// call whose worker dies runs again on another one.
+	PSSchedule(name string) (wait func() ([]float64, error))
+	// PSJoin (coordinator) waits until every call scheduled so far has
+	// run, and returns the first error of one.
+	PSJoin() error
+	// PSServe (worker, ps) serves until the coordinator is done.
+	PSServe() error
+	// PSPull copies the servers' values of vars into this task's copies;
+	// PSPush assigns this task's values to the servers' variables.
+	PSPull(vars []*ops.Variable) error
+	PSPush(vars []*ops.Variable) error
+	// PSPullOptimizer copies the state of the servers' optimizer for
+	// vars (its iterations and slots) into opt, this task's optimizer;
+	// PSPushOptimizer restores the servers' optimizer from opt. A
+	// strategy that cannot move the optimizer's state returns an error
+	// wrapping errors.ErrUnsupported.
+	PSPullOptimizer(opt any, vars []*ops.Variable) error
+	PSPushOptimizer(opt any, vars []*ops.Variable) error
+}
+
+// errPSNeedsSteps is TensorFlow's refusal of a Fit without
+// steps_per_epoch under ParameterServerStrategy.
+var errPSNeedsSteps = errors.New("keras: Fit: steps_per_epoch must be specified with ParameterServerStrategy (FitConfig.StepsPerEpoch): the coordinator schedules that many steps per epoch, and each worker's data repeats, so an epoch has no end of its own")
+
+// psFits counts the Fits under each parameter-server strategy of this
+// process: the step of the n-th is registered as "keras.fit.<n>" on every
+// task (the same program makes the same calls in the same order).
+var psFits = struct {
+	sync.Mutex
+	n map[psStrategy]int
+}{n: map[psStrategy]int{}}
+
+func psFitName(ps psStrategy) string {
+	psFits.Lock()
+	defer psFits.Unlock()
+	psFits.n[ps]++
+	return fmt.Sprintf("keras.fit.%d", psFits.n[ps])
+}
+
+// asPS returns the model's strategy as a psStrategy.
+func (m *Model) asPS() (psStrategy, bool) {
+	ps, ok := m.strategy.(psStrategy)
+	return ps, ok
+}
+
+// psLocal readies a chief's local copies for Evaluate or Predict: fresh
+// weights from the servers. On a worker or a server it is an error: their
+// copies are stale once the coordinator is done, and the servers gone.
+func (m *Model) psLocal(what string) error {
+	ps, ok := m.asPS()
+	if !ok {
+		return nil
+	}
+	task, id := ps.PSTask()
+	if task != psChief {
+		return fmt.Errorf("keras: %s: this process is %s %d of a ParameterServerStrategy cluster; %s runs on the coordinator (the chief task)", what, task, id, what)
+	}
+	if !m.Built() {
+		return nil
+	}
+	if err := ps.PSPull(m.Weights()); err != nil {
+		return fmt.Errorf("keras: %s: pulling the weights from the parameter servers: %w", what, err)
+	}
+	return nil
+}
+
+// fitPS is Fit under a parameter-server strategy (see psStrategy).
+func (m *Model) fitPS(ps psStrategy, x, y any, cfg FitConfig) (*History, error) {
+	if cfg.StepsPerEpoch <= 0 {
+		return nil, errPSNeedsSteps
+	}
+	if !m.compiled {
+		return nil, fmt.Errorf("keras: Fit: %w", errNotCompiled)
+	}
+	if m.loss == nil && m.custom.train == nil {
+		return nil, fmt.Errorf("keras: Fit: %w", errNoLoss)
+	}
+	name := psFitName(ps)
+	task, id := ps.PSTask()
+	switch task {
+	case psServer:
+		// A server holds variables and applies the optimizer; it has
+		// nothing to register, and serves until the coordinator is done.
+		if err := ps.PSServe(); err != nil {
+			return nil, fmt.Errorf("keras: Fit: ps %d: %w", id, err)
+		}
+		return &History{History: map[string][]float64{}}, nil
+	case psWorker, psChief:
+	default:
+		return nil, fmt.Errorf("keras: Fit: unknown parameter-server task type %q (want chief, worker or ps)", task)
+	}
+	train, val, err := m.psSources(x, y, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if task == psWorker {
+		return m.fitPSWorker(ps, name, id, train, cfg)
+	}
+	return m.fitPSChief(ps, name, train, val, cfg)
+}
+
+// psSources makes Fit's training and validation sources, as Fit does.
+func (m *Model) psSources(x, y any, cfg FitConfig) (train, val source, err error) {
+	var swGiven *tensor.Dense // checkClassWeight only asks whether there are any
+	if !isNil(cfg.SampleWeight) {
+		swGiven = tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{1}))
+	}
+	if err := m.checkClassWeight(cfg.ClassWeight, swGiven); err != nil {
+		return nil, nil, err
+	}
+	if train, err = m.toSource("keras: Fit", x, y, cfg.SampleWeight, cfg.BatchSize, !cfg.NoShuffle, cfg.Seed); err != nil {
+		return nil, nil, err
+	}
+	if cfg.ValidationSplit > 0 {
+		ts, ok := train.(*tensorSource)
+		if !ok {
+			return nil, nil, errors.New("keras: Fit: validation_split needs array data, not a dataset")
+		}
+		var vs *tensorSource
+		if ts, vs, err = ts.split(cfg.ValidationSplit); err != nil {
+			return nil, nil, fmt.Errorf("keras: Fit: %w", err)
+		}
+		vs.shuffle = false
+		if cfg.ValidationBatchSize > 0 {
+			vs.batch = cfg.ValidationBatchSize
+		}
+		train, val = ts, vs
+	}
+	if cfg.ValidationData != nil {
+		vb := cfg.ValidationBatchSize
+		if vb <= 0 {
+			vb = cfg.BatchSize
+		}
+		if val, err = m.toSource("keras: Fit: validation_data", cfg.ValidationData, nil, nil, vb, false, 0); err != nil {
+			return nil, nil, err
+		}
+	}
+	if cfg.ClassWeight != nil {
+		train = classWeightSource{src: train, cw: cfg.ClassWeight, labels: m.nInputs()}
+	}
+	if err := needSteps("keras: Fit: validation_data", val, cfg.ValidationSteps, "ValidationSteps"); err != nil {
+		return nil, nil, err
+	}
+	return train, val, nil
+}
+
+// psPassTag is the epoch a worker's k-th pass over its data is ordered
+// by: each worker shuffles with its own seed, as TensorFlow's per-worker
+// datasets do, and never as the chief's pass 0 or another worker.
+func psPassTag(worker, k int) int { return (worker+1)<<24 | k&(1<<24-1) }
+
+// psWorkerInput is a worker's endless iterator over its data: a pass
+// that ends starts the next one.
+type psWorkerInput struct {
+	ctx    context.Context
+	src    source
+	worker int
+	k      int
+	pass   batches
+}
+
+func (in *psWorkerInput) next() ([]ops.Value, error) {
+	for tries := 0; tries < 2; tries++ {
+		if in.pass == nil {
+			in.pass = in.src.Pass(in.ctx, psPassTag(in.worker, in.k))
+			in.k++
+		}
+		if b, ok := in.pass.Next(); ok {
+			return b, nil
+		}
+		err := in.pass.Err()
+		in.pass.Close()
+		in.pass = nil
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, errEmpty
+}
+
+func (in *psWorkerInput) close() {
+	if in.pass != nil {
+		in.pass.Close()
+		in.pass = nil
+	}
+}
+
+// fitPSWorker registers the train step over this worker's data and serves
+// the coordinator until it is done.
+func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cfg FitConfig) (*History, error) {
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in := &psWorkerInput{ctx: ctx, src: train, worker: id}
+	defer in.close()
+	var mu sync.Mutex
+	pulled := false
+	step := func() (out []float64, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		defer func() {
+			if err != nil {
+				err = ops.Where(fmt.Sprintf("keras: Fit: worker %d: train step", id), err)
+			}
+		}()
+		batch, err := in.next()
+		if err != nil {
+			return nil, err
+		}
+		if err := m.ensureBuilt(batch); err != nil {
+			return nil, err
+		}
+		if !pulled {
+			// The servers' values; from then on every push brings back
+			// the fresh values of what it updated.
+			if err := ps.PSPull(m.Weights()); err != nil {
+				return nil, fmt.Errorf("pulling the weights: %w", err)
+			}
+			pulled = true
+		}
+		m.ResetMetrics()
+		if _, err := m.runReplicated(m.trainFunction(), batch, true); err != nil {
+			return nil, err
+		}
+		if nt := psNonTrainable(m); len(nt) > 0 {
+			// Moving statistics are not pushed as gradients: the
+			// servers take this worker's latest values.
+			if err := ps.PSPush(nt); err != nil {
+				return nil, fmt.Errorf("pushing the non-trainable weights: %w", err)
+			}
+		}
+		return m.metricStates(), nil
+	}
+	if err := ps.PSRegister(name, step); err != nil {
+		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
+	}
+	if err := ps.PSServe(); err != nil {
+		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
+	}
+	return &History{History: map[string][]float64{}}, nil
+}
+
+// psNonTrainable are the model's non-trainable weights a step changes
+// (batch normalization's moving statistics).
+func psNonTrainable(m *Model) []*ops.Variable { return m.NonTrainableVariables() }
+
+// metricStates is the state of every logged metric, one after another in
+// log order: a [metrics.Reducible]'s sums, else (result, 1).
+func (m *Model) metricStates() []float64 {
+	var state []float64
+	for _, e := range m.logEntries() {
+		if r, ok := e.mt.(metrics.Reducible); ok {
+			state = append(state, r.State()...)
+		} else {
+			state = append(state, e.mt.Result(), 1)
+		}
+	}
+	return state
+}
+
+// logsOfStates turns states summed over steps (metricStates' layout) into
+// logs.
+func (m *Model) logsOfStates(sum []float64) (Logs, error) {
+	out := Logs{}
+	at := 0
+	for _, e := range m.logEntries() {
+		n := 2
+		r, reducible := e.mt.(metrics.Reducible)
+		if reducible {
+			n = len(r.State())
+		}
+		if at+n > len(sum) {
+			return nil, fmt.Errorf("the workers' steps report %d metric values, the coordinator's metrics need more (%s)", len(sum), e.name)
+		}
+		st := sum[at : at+n]
+		at += n
+		v := 0.0
+		switch {
+		case reducible:
+			v = r.ResultOf(st)
+		case st[1] > 0:
+			v = st[0] / st[1]
+		}
+		out[e.name] = v
+	}
+	if at != len(sum) {
+		return nil, fmt.Errorf("the workers' steps report %d metric values, the coordinator's metrics have %d", len(sum), at)
+	}
+	return out, nil
+}
