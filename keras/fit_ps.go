@@ -42,6 +42,12 @@ type psStrategy interface {
 	// PSTask is this process's task type (psChief, psWorker or psServer)
 	// and its index among the tasks of that type.
 	PSTask() (taskType string, index int)
+	// RunReplicas (engine.Strategy), on a worker, runs a step on the
+	// servers' current values of the tracked variables with a replica
+	// context implementing ops.ParameterServerContext, and gives the
+	// servers the non-trainable values the step changed (moving
+	// statistics).
+	//
 	// PSWorkers is the number of worker tasks.
 	PSWorkers() int
 	// PSRegister registers step under name on this task. On a worker,
@@ -57,6 +63,10 @@ type psStrategy interface {
 	PSJoin() error
 	// PSServe (worker, ps) serves until the coordinator is done.
 	PSServe() error
+	// PSTrack places vars on the servers (in the same order on every
+	// task, which gives them their ids); on the chief it also gives the
+	// servers their values. Tracking a variable twice does nothing.
+	PSTrack(vars []*ops.Variable) error
 	// PSPull copies the servers' values of vars into this task's copies;
 	// PSPush assigns this task's values to the servers' variables.
 	PSPull(vars []*ops.Variable) error
@@ -246,41 +256,24 @@ func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cf
 	}
 	in := &psWorkerInput{ctx: ctx, src: train, worker: id}
 	defer in.close()
+	first, err := in.next()
+	if err != nil {
+		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
+	}
+	if err := m.psPrepare(ps, first); err != nil {
+		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
+	}
 	var mu sync.Mutex
-	pulled := false
 	step := func() (out []float64, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		defer func() {
-			if err != nil {
-				err = ops.Where(fmt.Sprintf("keras: Fit: worker %d: train step", id), err)
-			}
-		}()
 		batch, err := in.next()
 		if err != nil {
-			return nil, err
-		}
-		if err := m.ensureBuilt(batch); err != nil {
-			return nil, err
-		}
-		if !pulled {
-			// The servers' values; from then on every push brings back
-			// the fresh values of what it updated.
-			if err := ps.PSPull(m.Weights()); err != nil {
-				return nil, fmt.Errorf("pulling the weights: %w", err)
-			}
-			pulled = true
+			return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
 		}
 		m.ResetMetrics()
 		if _, err := m.runReplicated(m.trainFunction(), batch, true); err != nil {
-			return nil, err
-		}
-		if nt := psNonTrainable(m); len(nt) > 0 {
-			// Moving statistics are not pushed as gradients: the
-			// servers take this worker's latest values.
-			if err := ps.PSPush(nt); err != nil {
-				return nil, fmt.Errorf("pushing the non-trainable weights: %w", err)
-			}
+			return nil, ops.Where(fmt.Sprintf("keras: Fit: worker %d: train step", id), err)
 		}
 		return m.metricStates(), nil
 	}
@@ -292,10 +285,6 @@ func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cf
 	}
 	return &History{History: map[string][]float64{}}, nil
 }
-
-// psNonTrainable are the model's non-trainable weights a step changes
-// (batch normalization's moving statistics).
-func psNonTrainable(m *Model) []*ops.Variable { return m.NonTrainableVariables() }
 
 // metricStates is the state of every logged metric, one after another in
 // log order: a [metrics.Reducible]'s sums, else (result, 1).

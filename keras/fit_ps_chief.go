@@ -32,6 +32,19 @@ func (m *Model) traceTrainStep(batch []ops.Value) (err error) {
 	return err
 }
 
+// psPrepare traces the train step for batch, which builds the model, and
+// places its weights on the servers: every task of the cluster does it
+// with the same model, so the weights get the same ids everywhere.
+func (m *Model) psPrepare(ps psStrategy, batch []ops.Value) error {
+	if err := m.traceTrainStep(batch); err != nil {
+		return ops.Where("tracing the train step", err)
+	}
+	if err := ps.PSTrack(m.Weights()); err != nil {
+		return fmt.Errorf("placing the weights on the parameter servers: %w", err)
+	}
+	return nil
+}
+
 // psPull brings the servers' weights, and their optimizer's state when the
 // strategy can move it, into the coordinator's model and optimizer: what
 // callbacks save and validation evaluates.
@@ -68,10 +81,10 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 		}
 		return nil, fmt.Errorf("keras: Fit: %w", errEmpty)
 	}
-	err = m.traceTrainStep(batch)
+	err = m.psPrepare(ps, batch)
 	first.Close()
 	if err != nil {
-		return nil, ops.Where("keras: Fit: tracing the train step on the coordinator", err)
+		return nil, fmt.Errorf("keras: Fit: coordinator: %w", err)
 	}
 	// Every task registers the same steps in the same order; the
 	// coordinator's registration only names the step.

@@ -91,15 +91,43 @@ type fakeTask struct {
 	model    interface{ Weights() []*ops.Variable }
 	steps    map[string]func() ([]float64, error)
 	order    []string
+	tracked  bool
 }
 
 func (t *fakeTask) NumReplicasInSync() int { return 1 }
 
+// RunReplicas runs a worker's step on the servers' values, then gives
+// them the non-trainable values it changed, as the real strategy.
 func (t *fakeTask) RunReplicas(fn func(ops.ReplicaContext) error) error {
-	if t.taskType == "worker" {
-		return fn(fakePSContext{t})
+	if t.taskType != "worker" {
+		return fn(engine.Single{})
 	}
-	return fn(engine.Single{})
+	ws := t.model.Weights()
+	if err := t.PSPull(ws); err != nil {
+		return err
+	}
+	if err := fn(fakePSContext{t}); err != nil {
+		return err
+	}
+	var nt []*ops.Variable
+	for _, v := range ws {
+		if !v.Trainable() {
+			nt = append(nt, v)
+		}
+	}
+	return t.PSPush(nt)
+}
+
+// PSTrack checks that the task's model's weights are tracked in order.
+func (t *fakeTask) PSTrack(vars []*ops.Variable) error {
+	if !slices.Equal(vars, t.model.Weights()) {
+		return errors.New("tracked something else than the model's weights")
+	}
+	t.tracked = true
+	if t.taskType == "chief" {
+		return t.PSPush(vars)
+	}
+	return nil
 }
 
 func (t *fakeTask) PSTask() (string, int) { return t.taskType, t.id }
