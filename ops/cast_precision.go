@@ -100,11 +100,66 @@ func RoundFloat16(x float32) float32 { return Float16BitsToFloat32(Float32ToFloa
 // as the gradient of a cast is the cast of dy back to the input's dtype
 // with dy already in bfloat16 below it.
 func CastToBFloat16(x Tensor) Tensor {
-	if castBy(x, "CastToBFloat16") {
+	if castBy(x, "CastToBFloat16") || castBy(x, "CastToBFloat16Exact") {
 		return x // already rounded: rounding is idempotent, and so is its gradient
+	}
+	if bfloat16Exact(x, 8) {
+		return castExactBFloat16(x)
 	}
 	return unary("CastToBFloat16", x, unaryAttrs{}, roundBFloat16Slice,
 		func(_, _, dy Tensor) Tensor { return CastToBFloat16(dy) })
+}
+
+// castExactBFloat16 is CastToBFloat16 of an x whose values are bfloat16
+// already (bfloat16Exact): the rounding would change nothing, so the op
+// is a view of x (no kernel runs, see [Op.ViewOf]; a copy where the
+// executor cannot alias), but its gradient still rounds dy as the cast's
+// does. Under mixed_bfloat16 most casts at layer boundaries are of such
+// values (the output of a max pooling, a ReLU, a Flatten of a layer's
+// rounded output; backwards, a ReLU's masking or a max pooling's scatter
+// of a rounded gradient), and each would be a pass over an activation.
+func castExactBFloat16(x Tensor) Tensor {
+	tr := sameTrace("CastToBFloat16Exact", x)
+	return tr.apply(&Op{
+		name: "CastToBFloat16Exact", out: x.Shape(), attrs: unaryAttrs{},
+		fwd:  func(o []float32, in [][]float32) { copy(o, in[0][:len(o)]) },
+		grad: func(_ []Tensor, _, dy Tensor) []Tensor { return []Tensor{CastToBFloat16(dy)} },
+	}, x)
+}
+
+// bfloat16Exact reports whether every value of x is a bfloat16 value
+// whatever the inputs, by its producer: a bfloat16 cast, or an op whose
+// outputs are values of one input (or zero) when that input is exact: a
+// Reshape, a max pooling, a ReLU, a ReLU's gradient, a max pooling's
+// gradient whose windows do not overlap (each input gets at most one
+// dy; overlapping windows would sum). depth bounds the walk.
+func bfloat16Exact(x Tensor, depth int) bool {
+	if x.n == nil || depth == 0 {
+		return false
+	}
+	o, ok := x.n.Op().(*Op)
+	if !ok {
+		return false
+	}
+	from := -1 // the input whose values the output holds
+	switch o.name {
+	case "CastToBFloat16", "CastToBFloat16Exact":
+		return true
+	case "Reshape", "MaxPool2D", "Relu":
+		from = 0
+	case "ReluGrad":
+		from = 1 // (y, dy): dy where y > 0
+	case "MaxPool2DGrad":
+		a, ok := o.attrs.(maxPoolGradAttrs)
+		if !ok || a.Strides[0] < a.Pool[0] || a.Strides[1] < a.Pool[1] {
+			return false
+		}
+		from = 0 // (dy, y): dy scattered (masked by y > 0 or not)
+	default:
+		return false
+	}
+	ch := Children(x.tr.g, x.n)
+	return from < len(ch) && bfloat16Exact(x.tr.wrap(ch[from]), depth-1)
 }
 
 // CastToFloat16 rounds every element of x to IEEE half precision (ties

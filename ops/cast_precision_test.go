@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/gokeras/gokeras/engine"
@@ -239,6 +240,83 @@ func TestRoundBFloat16Slice(t *testing.T) {
 		want := ops.RoundBFloat16(v)
 		if math.Float32bits(vals[0].Data[i]) != math.Float32bits(want) {
 			t.Fatalf("CastToBFloat16(%#08x) = %#08x, RoundBFloat16 %#08x", math.Float32bits(v), math.Float32bits(vals[0].Data[i]), math.Float32bits(want))
+		}
+	}
+}
+
+// TestCastExactBFloat16 casts values that are bfloat16 already (a ReLU,
+// a Reshape and a max pooling of a cast): the cast is a view, no step
+// runs for it, and its gradient still rounds dy as a cast's does. A cast
+// of a sum of casts (not exact) stays a cast.
+func TestCastExactBFloat16(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const n = 64
+	x := make([]float32, n)
+	w := make([]float32, n/4)
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	for i := range w {
+		w[i] = float32(r.NormFloat64())
+	}
+	v := ops.NewVariable("x", ops.Shape{1, 8, 8, 1}, x, true)
+	tr := ops.NewTrace(true, 0, 1)
+	c := ops.CastToBFloat16(tr.Read(v))
+	pooled := ops.MaxPool2D(ops.Relu(c), ops.Pool2DAttrs{Pool: [2]int{2, 2}, Strides: [2]int{2, 2}, Padding: "valid"})
+	y := ops.CastToBFloat16(ops.Reshape(pooled, ops.Shape{n / 4}))
+	if k := y.Node().Op().(*ops.Op).Kind(); k != "CastToBFloat16Exact" {
+		t.Fatalf("cast of a pooled ReLU of a cast is a %s op", k)
+	}
+	if s := ops.CastToBFloat16(ops.Add(c, c)); s.Node().Op().(*ops.Op).Kind() != "CastToBFloat16" {
+		t.Error("the cast of a sum was taken for exact")
+	}
+	loss := ops.Sum(ops.Mul(y, tr.Constant(ops.Shape{n / 4}, w)), false)
+	g, err := ops.Gradients(loss, []*ops.Variable{v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Compile(tr, []ops.Tensor{loss, g[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (The gradient, a cast of an exact ReluGrad, is an output: a copy.)
+	pl := p.Plan()
+	for _, st := range pl.Steps {
+		if st.Kind == "CastToBFloat16Exact" && !slices.Contains(pl.Outputs, st.Out) {
+			t.Error("the exact cast runs as a step instead of a view")
+		}
+	}
+	vals, err := p.Run(engine.Single{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The reference: each pooled window's maximum of the rounded ReLU gets
+	// the rounded weight, the others zero.
+	want := make([]float32, n)
+	var loss64 float64
+	for oy := 0; oy < 4; oy++ {
+		for ox := 0; ox < 4; ox++ {
+			best, bi := float32(math.Inf(-1)), -1
+			for ky := 0; ky < 2; ky++ {
+				for kx := 0; kx < 2; kx++ {
+					i := (2*oy+ky)*8 + 2*ox + kx
+					if r := max(ops.RoundBFloat16(x[i]), 0); r > best {
+						best, bi = r, i
+					}
+				}
+			}
+			if best > 0 {
+				want[bi] = ops.RoundBFloat16(w[oy*4+ox])
+			}
+			loss64 += float64(best) * float64(w[oy*4+ox])
+		}
+	}
+	if d := math.Abs(float64(vals[0].Data[0]) - loss64); d > 1e-5*math.Max(1, math.Abs(loss64)) {
+		t.Errorf("loss %g, want %g", vals[0].Data[0], loss64)
+	}
+	for i, got := range vals[1].Data {
+		if got != want[i] {
+			t.Errorf("dx[%d] = %g, want %g", i, got, want[i])
 		}
 	}
 }

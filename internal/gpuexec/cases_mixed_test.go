@@ -23,5 +23,7 @@ func init() {
 	opCases = append(opCases,
 		unaryCase("CastToBFloat16", wide, ops.CastToBFloat16),
 		unaryCase("CastToFloat16", wide, ops.CastToFloat16),
+		// a cast of exact values: a view, a copy as the output
+		unaryCase("CastToBFloat16Exact", wide, func(x ops.Tensor) ops.Tensor { return ops.CastToBFloat16(ops.Relu(ops.CastToBFloat16(x))) }),
 	)
 }

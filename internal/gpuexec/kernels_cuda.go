@@ -39,7 +39,8 @@ func init() {
 	register("SparseSoftmaxCrossEntropyGrad", buildLoss)
 	register("SoftmaxCrossEntropyWithLogits", buildLoss)
 	register("SigmoidCrossEntropyWithLogits", buildLoss)
-	register("Reshape", buildCopy) // a Reshape that is an output or hook input: a copy
+	register("Reshape", buildCopy)             // a Reshape that is an output or hook input: a copy
+	register("CastToBFloat16Exact", buildCopy) // a view but where it is an output or hook input
 }
 
 func intAttr(st *engine.PlanStep, name string) (int, bool) {
