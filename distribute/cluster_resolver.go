@@ -30,7 +30,7 @@ type ClusterResolver interface {
 	LocalRank() int
 	// IsChief reports whether this process is the chief.
 	IsChief() bool
-	// TaskType is TensorFlow's task type: "chief", "worker" or "evaluator".
+	// TaskType is TensorFlow's task type: "chief", "worker", "ps" or "evaluator".
 	TaskType() string
 	// TaskID is the index of this process among the tasks of its type.
 	TaskID() int

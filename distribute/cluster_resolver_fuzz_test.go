@@ -33,6 +33,12 @@ func FuzzTFConfig(f *testing.F) {
 		if r.WorldSize() < 1 || r.Rank() < 0 || r.Rank() >= r.WorldSize() || r.LocalRank() < 0 || r.LocalRank() > r.Rank() {
 			t.Fatalf("%q: rank %d of %d, local rank %d", s, r.Rank(), r.WorldSize(), r.LocalRank())
 		}
+		if r.TaskType() == "ps" {
+			if r.IsChief() || r.Rank() != 0 || r.WorldSize() != 1 {
+				t.Fatalf("%q: a ps task is rank %d of %d, chief %v", s, r.Rank(), r.WorldSize(), r.IsChief())
+			}
+			return
+		}
 		if r.IsChief() != (r.Rank() == 0) {
 			t.Fatalf("%q: rank %d, chief %v", s, r.Rank(), r.IsChief())
 		}

@@ -141,7 +141,6 @@ func TestTFConfigErrors(t *testing.T) {
 		{`{"cluster": {"worker": ["a:1"]}}`, "task.type", "missing"},
 		{`{"cluster": {"worker": ["a:1"]}, "task": {"type": "chief", "index": 0}}`, "task.type", "\"chief\" is not a job of the cluster"},
 		{`{"cluster": {"worker": ["a:1"]}, "task": {"type": "boss", "index": 0}}`, "task.type", "unknown task type"},
-		{`{"cluster": {"worker": ["a:1"], "ps": ["p:1"]}, "task": {"type": "ps", "index": 0}}`, "task.type", "parameter-server"},
 		{`{"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 2}}`, "task.index", "out of range"},
 		{`{"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": -1}}`, "task.index", "negative"},
 		{`{"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 1.5}}`, "task.index", "not an integer"},

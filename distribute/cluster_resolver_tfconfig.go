@@ -31,8 +31,9 @@ var tfConfigJobs = []string{"chief", "worker", "ps", "evaluator"}
 // multi_worker_util, the chief and the workers train together: the chief
 // is rank 0 and worker i is rank i+1; without a chief, worker i is rank i
 // and worker 0 is the chief. An evaluator is a cluster of its own (rank 0
-// of 1, its own chief). A "ps" task is an error: parameter-server training
-// is another strategy. LocalRank counts the training tasks listed before
+// of 1, its own chief). A "ps" task (of a [ParameterServerStrategy]) is
+// rank 0 of 1 and not the chief; MultiWorkerMirroredStrategy refuses it.
+// LocalRank counts the training tasks listed before
 // this one on the same host. rpc_layer and environment are ignored. A
 // TF_CONFIG without a cluster (or an empty one) is a single worker.
 //
@@ -88,11 +89,9 @@ func NewTFConfigClusterResolver(tfConfig string) (ClusterResolver, error) {
 	}
 	taskType := *cfg.Task.Type
 	switch taskType {
-	case "chief", "worker", "evaluator":
-	case "ps":
-		return nil, clusterErrorf(src, "task.type", "\"ps\": parameter-server training is not supported; MultiWorkerMirroredStrategy runs \"chief\" and \"worker\" tasks")
+	case "chief", "worker", "evaluator", "ps":
 	default:
-		return nil, clusterErrorf(src, "task.type", "unknown task type %q (chief, worker or evaluator)", clip(taskType))
+		return nil, clusterErrorf(src, "task.type", "unknown task type %q (chief, worker, ps or evaluator)", clip(taskType))
 	}
 	if _, ok := spec[taskType]; !ok {
 		return nil, clusterErrorf(src, "task.type", "%q is not a job of the cluster (jobs: %v)", taskType, spec.Jobs())
@@ -109,6 +108,13 @@ func NewTFConfigClusterResolver(tfConfig string) (ClusterResolver, error) {
 	if taskType == "evaluator" {
 		// The evaluator is a cluster of its own (multi_worker_util).
 		r.rank, r.world, r.chief = 0, 1, true
+		return r, nil
+	}
+	if taskType == "ps" {
+		// A parameter server trains nothing: for a
+		// MultiWorkerMirroredStrategy it is no rank (the strategy
+		// refuses it); a ParameterServerStrategy reads the cluster spec.
+		r.rank, r.world = 0, 1
 		return r, nil
 	}
 	// Training tasks in rank order: the chief, then the workers.

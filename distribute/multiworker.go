@@ -144,6 +144,9 @@ func NewMultiWorkerMirroredStrategy(opts ...MultiWorkerOption) (*MultiWorkerMirr
 			return nil, fmt.Errorf("distribute: NewMultiWorkerMirroredStrategy: %w", err)
 		}
 	}
+	if res.TaskType() == "ps" {
+		return nil, fmt.Errorf("distribute: NewMultiWorkerMirroredStrategy: %s: this task is a \"ps\": parameter servers belong to NewParameterServerStrategy; MultiWorkerMirroredStrategy runs \"chief\" and \"worker\" tasks", res.Name())
+	}
 	var coll collective = localCollective{}
 	// A launcher's job of one process runs without MPI when the build
 	// has none; a cluster of several workers needs it.

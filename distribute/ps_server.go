@@ -1,0 +1,438 @@
+package distribute
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/gokeras/gokeras/internal/psrpc"
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// maxServerElements bounds the elements of one variable a server accepts
+// (256M float32, the 1 GiB message limit).
+const maxServerElements = psrpc.MaxMessageBytes / 4
+
+// psServer is the service of one "ps" task: it holds its shards of the
+// variables and its own optimizer, and applies pushes one at a time, in
+// arrival order.
+type psServer struct {
+	psrpc.UnimplementedParameterServerServer
+	s    *ParameterServerStrategy
+	name string
+
+	mu      sync.Mutex
+	changed *sync.Cond // a push was applied or the live workers changed
+	vars    map[int64]*ops.Variable
+	optCfg  string
+	opt     optimizers.Optimizer
+	version int64
+	// Staleness bookkeeping: pushes per worker, and the workers the bound
+	// waits for (the coordinator updates them as workers die and rejoin).
+	clocks map[int32]int64
+	live   map[int32]bool
+}
+
+func newPSServer(s *ParameterServerStrategy) *psServer {
+	p := &psServer{s: s, name: fmt.Sprintf("ps:%d", s.taskID), vars: map[int64]*ops.Variable{}, clocks: map[int32]int64{}, live: map[int32]bool{}}
+	p.changed = sync.NewCond(&p.mu)
+	for w := range s.spec["worker"] {
+		p.live[int32(w)] = true
+	}
+	return p
+}
+
+func (p *psServer) errorf(c codes.Code, format string, args ...any) error {
+	return status.Errorf(c, p.name+": "+format, args...)
+}
+
+func shapeOf(spec *psrpc.VarSpec) (ops.Shape, int, error) {
+	n, err := psrpc.ShapeSize(spec.Shape, maxServerElements, fmt.Sprintf("variable %q", clip(spec.Name)))
+	if err != nil {
+		return nil, 0, err
+	}
+	shape := make(ops.Shape, len(spec.Shape))
+	for i, d := range spec.Shape {
+		shape[i] = int(d)
+	}
+	return shape, n, nil
+}
+
+func (p *psServer) Init(_ context.Context, req *psrpc.InitRequest) (*psrpc.Empty, error) {
+	made := make(map[int64]*ops.Variable, len(req.Vars))
+	for _, vs := range req.Vars {
+		shape, n, err := shapeOf(vs)
+		if err != nil {
+			return nil, p.errorf(codes.InvalidArgument, "init: %v", err)
+		}
+		val := make([]float32, n)
+		if err := psrpc.DecodeFloat32sInto(val, vs.Value, fmt.Sprintf("init: value of %q", clip(vs.Name))); err != nil {
+			return nil, p.errorf(codes.InvalidArgument, "%v", err)
+		}
+		made[vs.Id] = ops.NewVariable(vs.Name, shape, val, vs.Trainable)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for id, v := range made {
+		if old, ok := p.vars[id]; ok && old.Shape().Equal(v.Shape()) && old.Name() == v.Name() {
+			// Keep the optimizer's slots keyed by the old variable.
+			_ = old.Assign(v.Data(0))
+			continue
+		}
+		p.vars[id] = v
+	}
+	return &psrpc.Empty{}, nil
+}
+
+func (p *psServer) Check(_ context.Context, req *psrpc.CheckRequest) (*psrpc.Status, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, vs := range req.Vars {
+		v, ok := p.vars[vs.Id]
+		if !ok {
+			continue // the chief has not initialised it yet; a pull will say
+		}
+		shape, _, err := shapeOf(vs)
+		if err != nil {
+			return nil, p.errorf(codes.InvalidArgument, "check: %v", err)
+		}
+		if v.Name() != vs.Name || !v.Shape().Equal(shape) {
+			return nil, p.errorf(codes.FailedPrecondition, "variable %d is %q %v on the chief but %q %v on this task: every task must build the same model and Track the same variables in the same order",
+				vs.Id, v.Name(), v.Shape(), clip(vs.Name), shape)
+		}
+	}
+	return &psrpc.Status{Initialized: len(p.vars) > 0, Version: p.version}, nil
+}
+
+// lookup returns the variables of ids, under p.mu.
+func (p *psServer) lookupLocked(ids []int64) ([]*ops.Variable, error) {
+	out := make([]*ops.Variable, len(ids))
+	for i, id := range ids {
+		v, ok := p.vars[id]
+		if !ok {
+			return nil, p.errorf(codes.FailedPrecondition, "no variable %d: the chief has not tracked it (call Track with the same variables, in the same order, on every task, the chief first)", id)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func valuesOf(vars []*ops.Variable) [][]byte {
+	out := make([][]byte, len(vars))
+	for i, v := range vars {
+		out[i] = psrpc.EncodeFloat32s(v.Data(0))
+	}
+	return out
+}
+
+func (p *psServer) Pull(_ context.Context, req *psrpc.PullRequest) (*psrpc.PullResponse, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	vars, err := p.lookupLocked(req.Ids)
+	if err != nil {
+		return nil, err
+	}
+	return &psrpc.PullResponse{Values: valuesOf(vars), Version: p.version}, nil
+}
+
+func (p *psServer) Assign(_ context.Context, req *psrpc.AssignRequest) (*psrpc.Empty, error) {
+	if len(req.Ids) != len(req.Values) {
+		return nil, p.errorf(codes.InvalidArgument, "assign: %d values for %d variables", len(req.Values), len(req.Ids))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	vars, err := p.lookupLocked(req.Ids)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([][]float32, len(vars))
+	for i, v := range vars {
+		vals[i] = make([]float32, v.Shape().Size())
+		if err := psrpc.DecodeFloat32sInto(vals[i], req.Values[i], "assign: value of "+v.Name()); err != nil {
+			return nil, p.errorf(codes.InvalidArgument, "%v", err)
+		}
+	}
+	for i, v := range vars {
+		_ = v.Assign(vals[i])
+	}
+	return &psrpc.Empty{}, nil
+}
+
+// optimizerLocked returns the optimizer of cfg, building it the first
+// time; a later config that differs only in its learning rate (a callback
+// changed it) sets the rate, any other change is an error.
+func (p *psServer) optimizerLocked(cfg string) (optimizers.Optimizer, error) {
+	if cfg == p.optCfg && p.opt != nil {
+		return p.opt, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(cfg), &m); err != nil {
+		return nil, p.errorf(codes.InvalidArgument, "optimizer config: %v", err)
+	}
+	if p.opt == nil {
+		opt, err := keras.OptimizerFromConfig(m)
+		if err != nil {
+			return nil, p.errorf(codes.InvalidArgument, "optimizer config: %v", err)
+		}
+		p.opt, p.optCfg = opt, cfg
+		return opt, nil
+	}
+	var old map[string]any
+	_ = json.Unmarshal([]byte(p.optCfg), &old)
+	oc, _ := old["config"].(map[string]any)
+	nc, _ := m["config"].(map[string]any)
+	lr, isFloat := nc["learning_rate"].(float64)
+	if old["class_name"] == m["class_name"] && isFloat && sameExcept(oc, nc, "learning_rate") {
+		p.opt.SetLearningRate(lr)
+		p.optCfg = cfg
+		return p.opt, nil
+	}
+	return nil, p.errorf(codes.FailedPrecondition, "the optimizer changed from %s to %s; the servers keep the first one's state (only its learning rate may change)", clip(p.optCfg), clip(cfg))
+}
+
+func sameExcept(a, b map[string]any, key string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if k == key {
+			continue
+		}
+		x, _ := json.Marshal(v)
+		y, _ := json.Marshal(b[k])
+		if string(x) != string(y) {
+			return false
+		}
+	}
+	return true
+}
+
+// tooFarAheadLocked reports whether worker w, about to make its next push,
+// is more than maxStaleness pushes ahead of the slowest live worker, and
+// names that worker.
+func (p *psServer) tooFarAheadLocked(w int32) (bool, int32) {
+	k := p.s.cfg.maxStaleness
+	if k < 0 || w < 0 {
+		return false, 0
+	}
+	mine := p.clocks[w] + 1
+	for u, ok := range p.live {
+		if ok && u != w && mine-p.clocks[u] > int64(k)+1 {
+			return true, u
+		}
+	}
+	return false, 0
+}
+
+func (p *psServer) Push(ctx context.Context, req *psrpc.PushRequest) (*psrpc.PullResponse, error) {
+	if len(req.Ids) != len(req.Grads) {
+		return nil, p.errorf(codes.InvalidArgument, "push: %d gradients for %d variables", len(req.Grads), len(req.Ids))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if far, _ := p.tooFarAheadLocked(req.Worker); far {
+		stop := context.AfterFunc(ctx, func() {
+			p.mu.Lock()
+			p.changed.Broadcast()
+			p.mu.Unlock()
+		})
+		for {
+			far, slow := p.tooFarAheadLocked(req.Worker)
+			if !far {
+				break
+			}
+			if ctx.Err() != nil {
+				stop()
+				return nil, p.errorf(codes.DeadlineExceeded, "worker:%d waited for worker:%d to catch up (MaxStaleness %d) until its deadline", req.Worker, slow, p.s.cfg.maxStaleness)
+			}
+			p.changed.Wait()
+		}
+		stop()
+	}
+	vars, err := p.lookupLocked(req.Ids)
+	if err != nil {
+		return nil, err
+	}
+	grads := make([][]float32, len(vars))
+	for i, v := range vars {
+		grads[i] = make([]float32, v.Shape().Size())
+		if err := psrpc.DecodeFloat32sInto(grads[i], req.Grads[i], "push: gradient of "+v.Name()); err != nil {
+			return nil, p.errorf(codes.InvalidArgument, "%v", err)
+		}
+	}
+	opt, err := p.optimizerLocked(req.Optimizer)
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.Apply(nil, grads, vars); err != nil {
+		return nil, p.errorf(codes.InvalidArgument, "applying worker:%d's gradients: %v", req.Worker, err)
+	}
+	p.version++
+	if req.Worker >= 0 {
+		p.clocks[req.Worker]++
+	}
+	p.changed.Broadcast()
+	return &psrpc.PullResponse{Values: valuesOf(vars), Version: p.version}, nil
+}
+
+// slotVarsLocked maps each slot variable of the optimizer to its server
+// variable's id and slot name (the longest variable name that matches).
+func (p *psServer) slotVarsLocked() map[*ops.Variable]struct {
+	id   int64
+	slot string
+} {
+	out := map[*ops.Variable]struct {
+		id   int64
+		slot string
+	}{}
+	if p.opt == nil {
+		return out
+	}
+	ids := make([]int64, 0, len(p.vars))
+	for id := range p.vars {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	ovs := p.opt.Variables()
+	for _, ov := range ovs[min(1, len(ovs)):] {
+		best := ""
+		for _, id := range ids {
+			name := p.vars[id].Name()
+			if slot, ok := slotOf(p.opt.Name(), name, ov.Name()); ok && len(name) > len(best) {
+				best = name
+				out[ov] = struct {
+					id   int64
+					slot string
+				}{id, slot}
+			}
+		}
+	}
+	return out
+}
+
+func (p *psServer) GetOptimizerState(context.Context, *psrpc.Empty) (*psrpc.OptimizerState, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := &psrpc.OptimizerState{Optimizer: p.optCfg}
+	if p.opt == nil {
+		return st, nil
+	}
+	st.Iterations = p.opt.Iterations()
+	owners := p.slotVarsLocked()
+	for _, ov := range p.opt.Variables() {
+		if o, ok := owners[ov]; ok {
+			st.Slots = append(st.Slots, &psrpc.Slot{VarId: o.id, Slot: o.slot, Value: psrpc.EncodeFloat32s(ov.Data(0))})
+		}
+	}
+	return st, nil
+}
+
+func (p *psServer) SetOptimizerState(_ context.Context, st *psrpc.OptimizerState) (*psrpc.Empty, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(st.Optimizer), &m); err != nil {
+		return nil, p.errorf(codes.InvalidArgument, "optimizer config: %v", err)
+	}
+	opt, err := keras.OptimizerFromConfig(m)
+	if err != nil {
+		return nil, p.errorf(codes.InvalidArgument, "optimizer config: %v", err)
+	}
+	// Create the slots with a zero step on the trainable variables, then
+	// put every value back (as keras' loader does).
+	var vars []*ops.Variable
+	ids := make([]int64, 0, len(p.vars))
+	for id := range p.vars {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if p.vars[id].Trainable() {
+			vars = append(vars, p.vars[id])
+		}
+	}
+	if len(vars) > 0 {
+		saved := make([][]float32, len(vars))
+		grads := make([][]float32, len(vars))
+		for i, v := range vars {
+			saved[i] = v.Numpy()
+			grads[i] = make([]float32, len(saved[i]))
+		}
+		if err := opt.Apply(nil, grads, vars); err != nil {
+			return nil, p.errorf(codes.InvalidArgument, "creating the optimizer's slots: %v", err)
+		}
+		for i, v := range vars {
+			_ = v.Assign(saved[i])
+		}
+	}
+	p.opt, p.optCfg = opt, st.Optimizer
+	owners := p.slotVarsLocked()
+	find := map[[2]string]*ops.Variable{}
+	for ov, o := range owners {
+		find[[2]string{fmt.Sprint(o.id), o.slot}] = ov
+	}
+	for _, ov := range opt.Variables() {
+		if _, ok := owners[ov]; ok {
+			_ = ov.Assign(make([]float32, ov.Shape().Size()))
+		}
+	}
+	for _, sl := range st.Slots {
+		ov := find[[2]string{fmt.Sprint(sl.VarId), sl.Slot}]
+		if ov == nil {
+			return nil, p.errorf(codes.InvalidArgument, "optimizer %s has no slot %q for variable %d", opt.Name(), clip(sl.Slot), sl.VarId)
+		}
+		val := make([]float32, ov.Shape().Size())
+		if err := psrpc.DecodeFloat32sInto(val, sl.Value, "slot "+ov.Name()); err != nil {
+			return nil, p.errorf(codes.InvalidArgument, "%v", err)
+		}
+		_ = ov.Assign(val)
+	}
+	if ovs := opt.Variables(); len(ovs) > 0 {
+		_ = ovs[0].Assign([]float32{float32(st.Iterations)})
+	}
+	return &psrpc.Empty{}, nil
+}
+
+func (p *psServer) SetLiveWorkers(_ context.Context, ws *psrpc.WorkerSet) (*psrpc.Empty, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	live := map[int32]bool{}
+	for _, w := range ws.Live {
+		live[w] = true
+	}
+	// A worker that comes back starts level with the slowest of the
+	// others, not at the count it died with.
+	var slowest int64 = -1
+	for w := range live {
+		if p.live[w] && (slowest < 0 || p.clocks[w] < slowest) {
+			slowest = p.clocks[w]
+		}
+	}
+	for w := range live {
+		if !p.live[w] && slowest >= 0 {
+			p.clocks[w] = max(p.clocks[w], slowest)
+		}
+	}
+	p.live = live
+	p.changed.Broadcast()
+	return &psrpc.Empty{}, nil
+}
+
+func (p *psServer) Ping(context.Context, *psrpc.Empty) (*psrpc.Status, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return &psrpc.Status{Initialized: len(p.vars) > 0, Version: p.version}, nil
+}
+
+func (p *psServer) Shutdown(context.Context, *psrpc.Empty) (*psrpc.Empty, error) {
+	// Answer first; Join stops the server.
+	go p.s.shutdownLocal()
+	return &psrpc.Empty{}, nil
+}

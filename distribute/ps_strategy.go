@@ -1,0 +1,415 @@
+package distribute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/internal/psrpc"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// ParameterServerOption configures [NewParameterServerStrategy].
+type ParameterServerOption func(*psConfig)
+
+type psConfig struct {
+	partitioner    Partitioner
+	maxStaleness   int
+	connectTimeout time.Duration
+	rpcTimeout     time.Duration
+	stepTimeout    time.Duration
+	probeInterval  time.Duration
+}
+
+func defaultPSConfig() psConfig {
+	return psConfig{
+		maxStaleness:   -1,
+		connectTimeout: 30 * time.Second,
+		rpcTimeout:     60 * time.Second,
+		stepTimeout:    10 * time.Minute,
+		probeInterval:  500 * time.Millisecond,
+	}
+}
+
+// VariablePartitioner splits the variables that [ParameterServerStrategy.Track]
+// places into shards along axis 0, as TF's variable_partitioner: see
+// [FixedShardsPartitioner], [MinSizePartitioner], [MaxSizePartitioner]. By
+// default no variable is split.
+func VariablePartitioner(p Partitioner) ParameterServerOption {
+	return func(c *psConfig) { c.partitioner = p }
+}
+
+// MaxStaleness bounds how far apart the workers' updates may drift (stale
+// synchronous parallel): a worker's push waits while it has pushed more
+// than k updates more than the slowest live worker. k < 0 (the default) is
+// fully asynchronous, as TensorFlow; k = 0 makes the workers take turns.
+func MaxStaleness(k int) ParameterServerOption {
+	return func(c *psConfig) { c.maxStaleness = k }
+}
+
+// ConnectTimeout bounds how long the strategy waits for a parameter server
+// to answer when it starts (30 s by default): the servers may start after
+// the workers, but one that never comes is an error naming its address.
+func ConnectTimeout(d time.Duration) ParameterServerOption {
+	return func(c *psConfig) {
+		if d > 0 {
+			c.connectTimeout = d
+		}
+	}
+}
+
+// RPCTimeout is the deadline of every call to a parameter server and of
+// every wait in the strategy (a staleness wait, a worker waiting for a
+// function to be registered): 60 s by default.
+func RPCTimeout(d time.Duration) ParameterServerOption {
+	return func(c *psConfig) {
+		if d > 0 {
+			c.rpcTimeout = d
+		}
+	}
+}
+
+// StepTimeout is the deadline of one scheduled function on a worker (10
+// minutes by default); a worker that takes longer is treated as lost and
+// the function is run elsewhere.
+func StepTimeout(d time.Duration) ParameterServerOption {
+	return func(c *psConfig) {
+		if d > 0 {
+			c.stepTimeout = d
+		}
+	}
+}
+
+// ParameterServerStrategy is TensorFlow's tf.distribute.ParameterServerStrategy:
+// the variables that [ParameterServerStrategy.Track] places live on the
+// "ps" tasks; "worker" tasks run the steps that the "chief" (the
+// coordinator, see [NewClusterCoordinator]) schedules, each pushing its
+// gradients to the servers, which apply their own copy of the optimizer in
+// arrival order, without waiting for the other workers. Every task runs
+// the same program; see docs/parameter_server.md.
+//
+// Its methods are safe for concurrent use.
+type ParameterServerStrategy struct {
+	cfg      psConfig
+	resolver ClusterResolver
+	spec     ClusterSpec
+	taskType string
+	taskID   int
+
+	ps []*psClient // every task but the servers talks to them
+
+	server   *grpc.Server // a worker's or a server's own service
+	listener net.Listener
+	psServer *psServer
+
+	mu   sync.Mutex
+	vars []*trackedVar
+	byV  map[*ops.Variable]*trackedVar
+	next int // the next shard's server, round-robin
+	nIDs int64
+	// checked records that this task's variables matched the servers'.
+	checked bool
+
+	reg registry // functions and per-worker datasets, in registration order
+
+	done      chan struct{} // closed when the cluster is shut down
+	closeOnce sync.Once
+	coord     *ClusterCoordinator
+}
+
+// psClient is a connection to one parameter server.
+type psClient struct {
+	task int
+	addr string
+	conn *grpc.ClientConn
+	c    psrpc.ParameterServerClient
+}
+
+func (p *psClient) name() string { return fmt.Sprintf("ps:%d at %s", p.task, p.addr) }
+
+// ErrParameterServerGone is wrapped by the errors of a step, a pull or a
+// push when a parameter server stopped answering: the job cannot go on (the
+// server's variables are lost) and must be relaunched from its last
+// checkpoint, as in TensorFlow.
+var ErrParameterServerGone = errors.New("parameter server is gone")
+
+// NewParameterServerStrategy makes the strategy of this task of a
+// parameter-server cluster, which resolver describes (TensorFlow's
+// TF_CONFIG: {"cluster": {"chief": [...], "worker": [...], "ps": [...]},
+// "task": {"type": ..., "index": ...}}; nil reads the environment with
+// [ResolveCluster]). A "ps" or "worker" task starts its gRPC service on
+// its address's port; the chief and the workers connect to every server,
+// waiting at most [ConnectTimeout]. End a worker's or a server's program
+// with [ParameterServerStrategy.Join] and the chief's with
+// [ParameterServerStrategy.Close].
+//
+// Errors: a cluster without "ps" or "worker" tasks or without a chief, a
+// task type other than chief, worker or ps, an address that cannot be
+// listened on, a server that cannot be reached (named with its address).
+func NewParameterServerStrategy(resolver ClusterResolver, opts ...ParameterServerOption) (*ParameterServerStrategy, error) {
+	cfg := defaultPSConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if resolver == nil {
+		r, err := ResolveCluster()
+		if err != nil {
+			return nil, fmt.Errorf("distribute: NewParameterServerStrategy: %w", err)
+		}
+		resolver = r
+	}
+	spec := resolver.ClusterSpec()
+	where := resolver.Name()
+	switch {
+	case spec == nil:
+		return nil, fmt.Errorf("distribute: NewParameterServerStrategy: %s gives no cluster spec; describe the cluster with TF_CONFIG ({\"cluster\": {\"chief\": [...], \"worker\": [...], \"ps\": [...]}, \"task\": ...})", where)
+	case len(spec["ps"]) == 0:
+		return nil, fmt.Errorf("distribute: NewParameterServerStrategy: %s: the cluster has no \"ps\" task (jobs: %v); parameter-server training needs at least one", where, spec.Jobs())
+	case len(spec["worker"]) == 0:
+		return nil, fmt.Errorf("distribute: NewParameterServerStrategy: %s: the cluster has no \"worker\" task (jobs: %v); the workers run the steps", where, spec.Jobs())
+	case len(spec["chief"]) != 1:
+		return nil, fmt.Errorf("distribute: NewParameterServerStrategy: %s: the cluster needs exactly one \"chief\" task, the coordinator (jobs: %v)", where, spec.Jobs())
+	}
+	tt := resolver.TaskType()
+	switch tt {
+	case "chief", "worker", "ps":
+	default:
+		return nil, fmt.Errorf("distribute: NewParameterServerStrategy: %s: task type %q: a parameter-server cluster's tasks are \"chief\", \"worker\" and \"ps\"", where, tt)
+	}
+	s := &ParameterServerStrategy{
+		cfg: cfg, resolver: resolver, spec: spec, taskType: tt, taskID: resolver.TaskID(),
+		byV: map[*ops.Variable]*trackedVar{}, done: make(chan struct{}),
+	}
+	s.reg.init()
+	addr, err := spec.TaskAddress(tt, s.taskID)
+	if err != nil {
+		return nil, fmt.Errorf("distribute: NewParameterServerStrategy: %s: %w", where, err)
+	}
+	if tt != "chief" {
+		if err := s.serve(addr); err != nil {
+			return nil, err
+		}
+	}
+	if tt == "ps" {
+		return s, nil
+	}
+	if err := s.connectServers(); err != nil {
+		s.stopServing()
+		return nil, err
+	}
+	return s, nil
+}
+
+// serve listens on the port of addr (every interface, as TensorFlow's
+// servers) and starts this task's service.
+func (s *ParameterServerStrategy) serve(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("distribute: NewParameterServerStrategy: %s:%d address %q: %w", s.taskType, s.taskID, addr, err)
+	}
+	lis, err := net.Listen("tcp", net.JoinHostPort("", port))
+	if err != nil {
+		return fmt.Errorf("distribute: NewParameterServerStrategy: %s:%d cannot listen on %s: %w", s.taskType, s.taskID, addr, err)
+	}
+	s.listener = lis
+	s.server = grpc.NewServer(grpc.MaxRecvMsgSize(psrpc.MaxMessageBytes), grpc.MaxSendMsgSize(psrpc.MaxMessageBytes))
+	if s.taskType == "ps" {
+		s.psServer = newPSServer(s)
+		psrpc.RegisterParameterServerServer(s.server, s.psServer)
+	} else {
+		psrpc.RegisterWorkerServer(s.server, newWorkerServer(s))
+	}
+	go s.server.Serve(lis)
+	return nil
+}
+
+func (s *ParameterServerStrategy) stopServing() {
+	if s.server != nil {
+		s.server.Stop()
+	}
+	for _, p := range s.ps {
+		p.conn.Close()
+	}
+}
+
+func dial(addr string) (*grpc.ClientConn, error) {
+	return grpc.NewClient(addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(psrpc.MaxMessageBytes), grpc.MaxCallSendMsgSize(psrpc.MaxMessageBytes)))
+}
+
+// connectServers connects to every parameter server and waits (at most
+// ConnectTimeout) until each answers.
+func (s *ParameterServerStrategy) connectServers() error {
+	for i, addr := range s.spec["ps"] {
+		conn, err := dial(addr)
+		if err != nil {
+			return fmt.Errorf("distribute: NewParameterServerStrategy: parameter server ps:%d at %s: %w", i, addr, err)
+		}
+		s.ps = append(s.ps, &psClient{task: i, addr: addr, conn: conn, c: psrpc.NewParameterServerClient(conn)})
+	}
+	errs := make([]error, len(s.ps))
+	var wg sync.WaitGroup
+	for i, p := range s.ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.connectTimeout)
+			defer cancel()
+			// WaitForReady: the server may not be listening yet.
+			_, err := p.c.Ping(ctx, &psrpc.Empty{}, grpc.WaitForReady(true))
+			if err != nil {
+				errs[i] = fmt.Errorf("distribute: NewParameterServerStrategy: parameter server %s cannot be reached within %v: %v", p.name(), s.cfg.connectTimeout, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// TaskType is "chief", "worker" or "ps".
+func (s *ParameterServerStrategy) TaskType() string { return s.taskType }
+
+// TaskID is this task's index among the tasks of its type.
+func (s *ParameterServerStrategy) TaskID() int { return s.taskID }
+
+// IsCoordinator reports whether this task is the chief, which coordinates.
+func (s *ParameterServerStrategy) IsCoordinator() bool { return s.taskType == "chief" }
+
+// IsChief implements engine.Cluster: the chief writes checkpoints and logs.
+func (s *ParameterServerStrategy) IsChief() bool { return s.IsCoordinator() }
+
+// NumWorkers is the number of "worker" tasks (the chief coordinates and is
+// not counted).
+func (s *ParameterServerStrategy) NumWorkers() int { return len(s.spec["worker"]) }
+
+// NumPS is the number of parameter servers.
+func (s *ParameterServerStrategy) NumPS() int { return len(s.spec["ps"]) }
+
+// ClusterSpec returns the cluster's addresses.
+func (s *ParameterServerStrategy) ClusterSpec() ClusterSpec { return s.spec }
+
+// NumReplicasInSync is 1: each worker runs one replica, asynchronously
+// (TensorFlow's, on workers without GPUs).
+func (s *ParameterServerStrategy) NumReplicasInSync() int { return 1 }
+
+// Scope enters the strategy's scope (`with strategy.scope():`): models made
+// in it run their steps through the strategy. Variables are not placed by
+// the scope but by [ParameterServerStrategy.Track].
+func (s *ParameterServerStrategy) Scope() (exit func()) { return engine.EnterScope(s) }
+
+// Done is closed when the cluster is shut down (the chief's Close, or a
+// Shutdown the chief sent to this task).
+func (s *ParameterServerStrategy) Done() <-chan struct{} { return s.done }
+
+// Join serves this task until the chief shuts the cluster down, then
+// returns nil, as TensorFlow's server.join(): a "ps" or "worker" task ends
+// its program with it. On the chief it is an error: the chief ends with
+// [ParameterServerStrategy.Close].
+func (s *ParameterServerStrategy) Join() error {
+	if s.IsCoordinator() {
+		return fmt.Errorf("distribute: ParameterServerStrategy.Join: the chief coordinates and serves nothing; end its program with Close, which shuts the cluster down")
+	}
+	<-s.done
+	s.stopServing()
+	return nil
+}
+
+// shutdownLocal ends this task's serving (Join returns).
+func (s *ParameterServerStrategy) shutdownLocal() {
+	s.closeOnce.Do(func() { close(s.done) })
+}
+
+// Close, on the chief, stops the coordinator (waiting for nothing: call
+// [ClusterCoordinator.Join] first) and shuts the cluster down: every
+// worker's and server's Join returns. Servers or workers that are gone are
+// skipped. On another task it stops this task's service. Close may be
+// called more than once.
+func (s *ParameterServerStrategy) Close() error {
+	if !s.IsCoordinator() {
+		s.shutdownLocal()
+		s.stopServing()
+		return nil
+	}
+	var first bool
+	s.closeOnce.Do(func() { close(s.done); first = true })
+	if !first {
+		return nil
+	}
+	if c := s.coordinator(); c != nil {
+		c.stop()
+	}
+	var wg sync.WaitGroup
+	for i, addr := range s.spec["worker"] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := dial(addr)
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, _ = psrpc.NewWorkerClient(conn).Shutdown(ctx, &psrpc.Empty{})
+			_ = i
+		}()
+	}
+	for _, p := range s.ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, _ = p.c.Shutdown(ctx, &psrpc.Empty{})
+		}()
+	}
+	wg.Wait()
+	s.stopServing()
+	return nil
+}
+
+func (s *ParameterServerStrategy) coordinator() *ClusterCoordinator {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.coord
+}
+
+// RunReplicas implements engine.Strategy. On a worker (or the chief, for a
+// custom step of its own) it pulls every tracked variable from the servers,
+// runs fn once with a context implementing ops.ParameterServerContext (an
+// optimizer's update becomes a push to the servers, whose fresh values it
+// writes back), then assigns the tracked non-trainable variables that fn
+// changed (BatchNormalization's moving statistics) on the servers. A "ps"
+// task runs no steps.
+func (s *ParameterServerStrategy) RunReplicas(fn func(rc ops.ReplicaContext) error) error {
+	if s.taskType == "ps" {
+		return fmt.Errorf("distribute: ParameterServerStrategy: ps:%d runs no steps (a parameter server ends its program with Join)", s.taskID)
+	}
+	before, err := s.pullAll()
+	if err != nil {
+		return err
+	}
+	if err := fn(&psContext{s: s}); err != nil {
+		return err
+	}
+	return s.assignChanged(before)
+}
+
+func (s *ParameterServerStrategy) String() string {
+	return fmt.Sprintf("ParameterServerStrategy(%s:%d of %d workers, %d ps)", s.taskType, s.taskID, s.NumWorkers(), s.NumPS())
+}
+
+var (
+	_ engine.Strategy = (*ParameterServerStrategy)(nil)
+	_ engine.Cluster  = (*ParameterServerStrategy)(nil)
+)
