@@ -175,15 +175,20 @@ func (g convGeom) im2colDilated(cols, x []float32) {
 // col2im adds each row of cols back into the input positions it came from.
 // Images are independent, so it runs in parallel over the batch; without
 // dilation each kernel row adds one contiguous run of up to kw*c floats.
-func (g convGeom) col2im(dx, cols []float32) {
+func (g convGeom) col2im(dx, cols []float32) { g.col2imImages(dx, cols, 0, g.n) }
+
+// col2imImages is col2im for images [b0, b1): cols holds their rows (the
+// first row is image b0's), and only their part of dx is written.
+func (g convGeom) col2imImages(dx, cols []float32, b0, b1 int) {
 	p := g.patch()
 	img := g.h * g.w * g.c
-	parallelRows(g.n, img*g.kh*g.kw, func(lo, hi int) {
+	parallelRows(b1-b0, img*g.kh*g.kw, func(lo, hi int) {
+		lo, hi = lo+b0, hi+b0
 		clear(dx[lo*img : hi*img])
 		for b := lo; b < hi; b++ {
 			for oy := 0; oy < g.oh; oy++ {
 				for ox := 0; ox < g.ow; ox++ {
-					row := cols[((b*g.oh+oy)*g.ow+ox)*p:][:p]
+					row := cols[(((b-b0)*g.oh+oy)*g.ow+ox)*p:][:p]
 					ix0 := ox*g.sw - g.pl
 					for ky := 0; ky < g.kh; ky++ {
 						iy := oy*g.sh - g.pt + ky*g.dh
@@ -338,6 +343,19 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tens
 				st.sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, o, g.patch())
 				return
 			}
+			if st.bf16 {
+				// A few images at a time: their column rows stay in
+				// cache between the GEMM and col2im (see dxImageBlock).
+				p, per := g.patch(), g.oh*g.ow
+				nb := dxImageBlock(per * p)
+				dcols := scratch.get(min(nb, g.n) * per * p)
+				for b0 := 0; b0 < g.n; b0 += nb {
+					b1 := min(b0+nb, g.n)
+					st.sgemm(false, true, (b1-b0)*per, p, cout, 1, in[1][b0*per*cout:], cout, in[0], cout, 0, dcols, p)
+					g.col2imImages(o, dcols, b0, b1)
+				}
+				return
+			}
 			dcols := scratch.get(g.rows() * g.patch())
 			st.sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, dcols, g.patch())
 			g.col2im(o, dcols)
@@ -345,6 +363,17 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tens
 		wrt: make([]bool, len(ins)),
 	}, ins...)
 }
+
+// dxBlockFloats bounds the column rows that an input gradient on bfloat16
+// GEMMs computes before adding them back (col2im): the whole matrix
+// (rows*patch floats, megabytes) would go to memory and come back, and
+// with the GEMM itself fast that traffic was most of the op. The float32
+// path keeps one GEMM (its compute dominates).
+var dxBlockFloats = 128 << 10
+
+// dxImageBlock returns how many images of perImage column floats each
+// make one block (at least one).
+func dxImageBlock(perImage int) int { return max(1, dxBlockFloats/max(perImage, 1)) }
 
 // conv2DBackpropFilter is dL/dw = colsᵀ · dy, with cols from the forward
 // pass. The forward output y is an input (unused by the kernel) so the

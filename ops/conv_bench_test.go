@@ -88,7 +88,8 @@ func BenchmarkIm2colCNN(b *testing.B) {
 }
 
 // BenchmarkConvOp times the forward op and both gradient ops of the
-// ResNet-seed convolutions, with and without tap classes.
+// ResNet-seed convolutions, with and without tap classes, and with tap
+// classes on bfloat16 GEMMs (on bfloat16 operands, as mixed_bfloat16).
 func BenchmarkConvOp(b *testing.B) {
 	const n = 64
 	r := rand.New(rand.NewPCG(1, 1))
@@ -100,12 +101,16 @@ func BenchmarkConvOp(b *testing.B) {
 		return v
 	}
 	for _, c := range resnetConvs {
-		for _, off := range []bool{false, true} {
+		for _, v := range []struct {
+			off  bool
+			prec string
+		}{{false, ""}, {true, ""}, {false, PrecisionBFloat16}} {
+			off := v.off
 			noTapClasses = off
 			tr := NewTrace(true, 0, 1)
 			xv := tr.Input("x", Shape{n, c.h, c.w, c.cin})
 			wv := tr.Input("w", Shape{c.k, c.k, c.cin, c.cout})
-			y := Conv2D(xv, wv, Conv2DAttrs{Strides: [2]int{c.stride, c.stride}, Padding: c.pad})
+			y := Conv2D(xv, wv, Conv2DAttrs{Strides: [2]int{c.stride, c.stride}, Padding: c.pad, Precision: v.prec})
 			ys := y.Shape()
 			dv := tr.Input("dy", ys)
 			op := y.n.Op().(*Op)
@@ -113,7 +118,15 @@ func BenchmarkConvOp(b *testing.B) {
 			grads := op.grad([]Tensor{xv, wv}, y, dv)
 			x, w, dy := rnd(n*c.h*c.w*c.cin), rnd(c.k*c.k*c.cin*c.cout), rnd(ys.Size())
 			yb, dx, dw := make([]float32, ys.Size()), make([]float32, len(x)), make([]float32, len(w))
+			if v.prec != "" { // the operands of a bfloat16 layer are bfloat16 values
+				for _, s := range [][]float32{x, w, dy} {
+					roundBFloat16Slice(s, s)
+				}
+			}
 			name := fmt.Sprintf("%dx%dx%d_k%d_s%d_%d/taps=%v", c.h, c.w, c.cin, c.k, c.stride, c.cout, !off)
+			if v.prec != "" {
+				name += "/" + v.prec
+			}
 			inOp := grads[0].n.Op().(*Op)
 			inArgs := [][]float32{w, dy}
 			if len(inOp.ins) == 3 {

@@ -331,6 +331,41 @@ func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, wk, scratch [
 		m := len(cl.rows)
 		d, ldd := pl.classDy(cl, dy, cout)
 		wr := pl.kernelRows(cl, g, cout, w, wk)
+		run := (cl.kx1 - cl.kx0) * g.c
+		perImg := m / g.n
+		// scatter adds rows [b0*perImg, b1*perImg) of the class's column
+		// matrix, held from cols[0], back into dx. Rows of different
+		// images never touch the same input, so it runs in parallel over
+		// images (rows are in image order).
+		scatter := func(cols []float32, b0, b1 int) {
+			parallelRows(b1-b0, perImg*cl.k, func(lo, hi int) {
+				for r := (b0 + lo) * perImg; r < (b0+hi)*perImg; r++ {
+					pos := int(cl.rows[r])
+					b, rest := pos/(g.oh*g.ow), pos%(g.oh*g.ow)
+					oy, ox := rest/g.ow, rest%g.ow
+					src := cols[(r-b0*perImg)*cl.k:][:cl.k]
+					ix := ox*g.sw - g.pl + cl.kx0
+					for ky := cl.ky0; ky < cl.ky1; ky++ {
+						iy := oy*g.sh - g.pt + ky
+						dst := dx[((b*g.h+iy)*g.w+ix)*g.c:][:run]
+						vec.Add(dst, dst, src[:run])
+						src = src[run:]
+					}
+				}
+			})
+		}
+		if pl.bf16 && m >= cl.k {
+			// A few images at a time, their rows staying in cache
+			// between the GEMM and the scatter (see dxImageBlock).
+			nb := dxImageBlock(perImg * cl.k)
+			dcols := dcolsBuf[:min(nb, g.n)*perImg*cl.k]
+			for b0 := 0; b0 < g.n; b0 += nb {
+				b1 := min(b0+nb, g.n)
+				pl.sgemm(false, true, (b1-b0)*perImg, cl.k, cout, 1, d[b0*perImg*ldd:], ldd, wr, cout, 0, dcols, cl.k)
+				scatter(dcols, b0, b1)
+			}
+			continue
+		}
 		dcols := dcolsBuf[:m*cl.k]
 		if m < cl.k {
 			// Few rows (one or two positions per image): dy_class · wᵀ
@@ -343,25 +378,7 @@ func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, wk, scratch [
 		} else {
 			pl.sgemm(false, true, m, cl.k, cout, 1, d, ldd, wr, cout, 0, dcols, cl.k)
 		}
-		run := (cl.kx1 - cl.kx0) * g.c
-		// Rows of different images never touch the same input, so the
-		// scatter runs in parallel over images (rows are in image order).
-		perImg := m / g.n
-		parallelRows(g.n, perImg*cl.k, func(lo, hi int) {
-			for r := lo * perImg; r < hi*perImg; r++ {
-				pos := int(cl.rows[r])
-				b, rest := pos/(g.oh*g.ow), pos%(g.oh*g.ow)
-				oy, ox := rest/g.ow, rest%g.ow
-				src := dcols[r*cl.k : (r+1)*cl.k]
-				ix := ox*g.sw - g.pl + cl.kx0
-				for ky := cl.ky0; ky < cl.ky1; ky++ {
-					iy := oy*g.sh - g.pt + ky
-					dst := dx[((b*g.h+iy)*g.w+ix)*g.c:][:run]
-					vec.Add(dst, dst, src[:run])
-					src = src[run:]
-				}
-			}
-		})
+		scatter(dcols, 0, g.n)
 	}
 }
 

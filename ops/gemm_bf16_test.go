@@ -98,8 +98,10 @@ func checkSummationOrder(t *testing.T, name string, k int, got, ref, abs []float
 func TestConvBFloat16GEMM(t *testing.T) {
 	t.Logf("bfloat16 GEMM kernel: %s", kernels.BF16KernelName())
 	cases := []struct{ n, h, w, cin, k, cout, stride int }{
-		{4, 12, 12, 16, 3, 40, 1}, // im2col
-		{8, 2, 2, 16, 3, 48, 1},   // tap classes
+		{4, 12, 12, 16, 3, 40, 1},  // im2col
+		{15, 12, 12, 16, 3, 40, 1}, // input gradient in blocks of 6, 6, 3 images (dxImageBlock)
+		{8, 2, 2, 16, 3, 48, 1},    // tap classes
+		{15, 8, 8, 64, 3, 16, 1},   // tap classes, the interior class's input gradient in 3 blocks
 		{6, 4, 4, 32, 3, 64, 2},
 		{64, 1, 1, 40, 1, 36, 1}, // 1x1: identity panel
 	}
