@@ -413,3 +413,20 @@ var (
 	_ engine.Strategy = (*ParameterServerStrategy)(nil)
 	_ engine.Cluster  = (*ParameterServerStrategy)(nil)
 )
+
+// Run runs one step of fn on this worker's inputs (one replica: no batch
+// splitting), as strategy.run inside a scheduled function: fn is a
+// *keras.Function or a plain Go function [StepFunction] accepts, traced
+// once per input shape; an optimizer's ApplyGradients in it pushes to the
+// servers. The values are those of the step's outputs, copied.
+func (s *ParameterServerStrategy) Run(fn any, inputs ...ops.Value) ([]ops.Value, error) {
+	f, err := StepFunction(fn)
+	if err != nil {
+		return nil, fmt.Errorf("distribute: ParameterServerStrategy.Run: %w", err)
+	}
+	outs, err := f.CallReplicas(s, [][]ops.Value{inputs})
+	if err != nil {
+		return nil, ops.Where("distribute: ParameterServerStrategy.Run", err)
+	}
+	return outs[0], nil
+}
