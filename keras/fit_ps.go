@@ -99,6 +99,12 @@ func psFitName(ps psStrategy) string {
 	return fmt.Sprintf("keras.fit.%d", psFits.n[ps])
 }
 
+// psStepMu runs one parameter-server step (or its tracing) at a time in
+// this process. A real cluster has one task per process, so it never
+// waits there; tasks of one process (tests) would otherwise trace
+// concurrently, and gorgonia's graph building is not safe for that.
+var psStepMu sync.Mutex
+
 // asPS returns the model's strategy as a psStrategy.
 func (m *Model) asPS() (psStrategy, bool) {
 	ps, ok := m.strategy.(psStrategy)
@@ -271,6 +277,8 @@ func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cf
 		if err != nil {
 			return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
 		}
+		psStepMu.Lock()
+		defer psStepMu.Unlock()
 		m.ResetMetrics()
 		if _, err := m.runReplicated(m.trainFunction(), batch, true); err != nil {
 			return nil, ops.Where(fmt.Sprintf("keras: Fit: worker %d: train step", id), err)

@@ -36,7 +36,10 @@ func (m *Model) traceTrainStep(batch []ops.Value) (err error) {
 // places its weights on the servers: every task of the cluster does it
 // with the same model, so the weights get the same ids everywhere.
 func (m *Model) psPrepare(ps psStrategy, batch []ops.Value) error {
-	if err := m.traceTrainStep(batch); err != nil {
+	psStepMu.Lock()
+	err := m.traceTrainStep(batch)
+	psStepMu.Unlock()
+	if err != nil {
 		return ops.Where("tracing the train step", err)
 	}
 	if err := ps.PSTrack(m.Weights()); err != nil {
