@@ -241,7 +241,10 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 // taken when its step runs and released after the last step that reads it
 // (or a view of it); outputs and hook inputs are never released. A step
 // never gets a slab released by its own inputs, so no kernel writes
-// storage it reads.
+// storage it reads, except an op that computes in place (Op.InPlaceOf,
+// the precision casts): when it is the last reader of that input, a step
+// output of the same size, its output takes over the input's slab (no
+// new buffer to fill, the pass stays on memory already in cache).
 func (p *Program) planBuffers(planned []bool, root []int) {
 	const forever = int(^uint(0) >> 1)
 	last := make([]int, len(p.bufs)) // last step reading each root, -1 if none
@@ -287,7 +290,19 @@ func (p *Program) planBuffers(planned []bool, root []int) {
 	}
 	for si, st := range p.steps {
 		n := p.shapes[st.out].Size()
-		s := take(max(n, 1))
+		var s *slab
+		if st.kind == kindOp {
+			if i, ok := st.op.InPlaceOf(); ok && i < len(st.ins) {
+				b := st.ins[i]
+				if rel := releaseAt[si]; planned[b] && root[b] == b && last[b] == si && slabOf[b] != nil && p.shapes[b].Size() == n && slices.Contains(rel, b) {
+					s = slabOf[b]
+					releaseAt[si] = slices.DeleteFunc(slices.Clone(rel), func(x int) bool { return x == b })
+				}
+			}
+		}
+		if s == nil {
+			s = take(max(n, 1))
+		}
 		slabOf[st.out] = s
 		p.bufs[st.out] = s.data[:n]
 		if last[st.out] < 0 {
