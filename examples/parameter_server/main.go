@@ -58,6 +58,7 @@ type config struct {
 	verbose                 int
 	learningRate            float64
 	customLoop              bool
+	connectTimeout          time.Duration
 }
 
 func main() {
@@ -77,6 +78,7 @@ func main() {
 	flag.Int64Var(&c.seed, "seed", 1, "random seed for weights and shuffling")
 	flag.IntVar(&c.verbose, "verbose", keras.VerboseEpoch, "Fit verbosity on the chief, as Keras' verbose")
 	flag.Float64Var(&c.learningRate, "learning-rate", 0, "learning rate (default: SGD 0.01 for seed, Adam 0.001 for cnn)")
+	flag.DurationVar(&c.connectTimeout, "connect-timeout", 30*time.Second, "how long a task waits for the parameter servers to answer when it starts")
 	flag.BoolVar(&c.customLoop, "custom-loop", false, "the tutorial's custom training loop with a ClusterCoordinator instead of Fit")
 	flag.Parse()
 	cli.MustCheck(cli.NonNegative("epochs", "steps-per-epoch", "limit"), cli.Positive("batch-size", "replicas", "eval-batch-size"))
@@ -179,7 +181,7 @@ func run(c config) error {
 	if c.strategy == "mirrored" {
 		return runMirrored(c, d)
 	}
-	strategy, err := distribute.NewParameterServerStrategy(nil)
+	strategy, err := distribute.NewParameterServerStrategy(nil, distribute.ConnectTimeout(c.connectTimeout))
 	if err != nil {
 		return fmt.Errorf("%w\n(to start a whole cluster on this machine: -launch-local workers=2,ps=1)", err)
 	}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gokeras/gokeras/datasets"
+)
+
+// requireDataEnv makes missing datasets a failure instead of a skip (CI,
+// which installs them).
+const requireDataEnv = "GOKERAS_REQUIRE_DATA"
+
+// buildExample builds this program into a temporary directory.
+func buildExample(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the example and starts a cluster of processes")
+	}
+	if raceBuild {
+		t.Skip("a cluster of processes is too slow under -race; the keras and distribute tests cover the code with -race")
+	}
+	bin := filepath.Join(t.TempDir(), "parameter_server")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// lockedBuffer is a bytes.Buffer for one writer (a child's output) and a
+// reader polling it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// runFor runs cmd, killing it after d; it returns the output.
+func runFor(t *testing.T, cmd *exec.Cmd, d time.Duration) (string, error) {
+	t.Helper()
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return out.String(), err
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%v still running after %v:\n%s", cmd.Args, d, out.String())
+		return "", nil
+	}
+}
+
+func TestParseLaunch(t *testing.T) {
+	for _, c := range []struct {
+		spec       string
+		workers, p int
+		ok         bool
+	}{
+		{"workers=2,ps=1", 2, 1, true},
+		{"ps=3, workers=1", 1, 3, true},
+		{"workers=2", 0, 0, false},
+		{"workers=two,ps=1", 0, 0, false},
+		{"workers=2,ps=1,chief=1", 0, 0, false},
+		{"workers=-1,ps=1", 0, 0, false},
+	} {
+		w, p, err := parseLaunch(c.spec)
+		if (err == nil) != c.ok || c.ok && (w != c.workers || p != c.p) {
+			t.Errorf("parseLaunch(%q) = %d, %d, %v", c.spec, w, p, err)
+		}
+	}
+	got := withoutLaunch([]string{"-model", "cnn", "-launch-local", "workers=2,ps=1", "--launch-local=x", "-v"})
+	if strings.Join(got, " ") != "-model cnn -v" {
+		t.Errorf("withoutLaunch: %v", got)
+	}
+}
+
+// TestLaunchLocalSeed: the README's command with the seed snippet: a
+// chief, two workers and a server train and evaluate, and every process
+// ends.
+func TestLaunchLocalSeed(t *testing.T) {
+	bin := buildExample(t)
+	out, err := runFor(t, exec.Command(bin, "-launch-local", "workers=2,ps=1"), 60*time.Second)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"Epoch 2/2", "test_loss: ", "launch: ps 0 pid", "launch: worker 1 pid"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the output:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ended:") || strings.Contains(out, "killed") {
+		t.Errorf("a task did not end cleanly:\n%s", out)
+	}
+}
+
+// tfConfig is the TF_CONFIG of task typ:idx of cluster.
+func tfConfig(cluster map[string][]string, typ string, idx int) string {
+	b, _ := json.Marshal(map[string]any{"cluster": cluster, "task": map[string]any{"type": typ, "index": idx}})
+	return "TF_CONFIG=" + string(b)
+}
+
+// TestBadClusters: a cluster without a server, a server nobody answers
+// at, no cluster at all: a clear error, quickly.
+func TestBadClusters(t *testing.T) {
+	bin := buildExample(t)
+	addrs, err := freeAddrs(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, env string
+		want      []string
+	}{
+		{"no ps", tfConfig(map[string][]string{"chief": addrs[:1], "worker": addrs[1:2]}, "chief", 0), []string{`no "ps" task`}},
+		{"unreachable ps", tfConfig(map[string][]string{"chief": addrs[:1], "worker": addrs[1:2], "ps": addrs[2:3]}, "chief", 0), []string{addrs[2]}},
+		{"no cluster", "TF_CONFIG=", []string{"-launch-local workers=2,ps=1"}},
+	} {
+		cmd := exec.Command(bin, "-connect-timeout", "2s")
+		cmd.Env = append(os.Environ(), c.env)
+		start := time.Now()
+		out, err := runFor(t, cmd, 30*time.Second)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Errorf("%s: err = %v, want a failed exit:\n%s", c.name, err, out)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: the error does not say %q:\n%s", c.name, w, out)
+			}
+		}
+		t.Logf("%s: failed in %v: %s", c.name, time.Since(start).Round(time.Millisecond), strings.TrimSpace(out))
+	}
+}
+
+var (
+	accRE = regexp.MustCompile(`test_accuracy: (\d\.\d{4})`)
+	pidRE = regexp.MustCompile(`launch: worker 1 pid (\d+)`)
+)
+
+// TestKillWorker is the issue's fault-tolerance check: a chief, two
+// workers and a server train the seed CNN on Fashion-MNIST for a fixed
+// budget of steps (3 epochs of 900 steps of 64); worker 1 is SIGKILLed
+// when the second epoch begins; the other worker runs the rest, and the
+// chief's test accuracy still reaches 0.88.
+func TestKillWorker(t *testing.T) {
+	if _, _, err := datasets.LoadFashionMNIST(datasets.NoDownload()); err != nil {
+		if os.Getenv(requireDataEnv) == "" && errors.Is(err, datasets.ErrNotFound) {
+			t.Skipf("no Fashion-MNIST here (%v); %s=1 makes this a failure", err, requireDataEnv)
+		}
+		t.Fatal(err)
+	}
+	bin := buildExample(t)
+	start := time.Now()
+	cmd := exec.Command(bin, "-launch-local", "workers=2,ps=1", "-model", "cnn")
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.After(5 * time.Minute)
+	killed := false
+	var err error
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case <-deadline:
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("still running after 5 minutes:\n%s", out.String())
+		case <-time.After(50 * time.Millisecond):
+			s := out.String()
+			if killed || !strings.Contains(s, "Epoch 2/3") {
+				continue
+			}
+			m := pidRE.FindStringSubmatch(s)
+			if m == nil {
+				t.Fatalf("the launcher did not print worker 1's pid:\n%s", s)
+			}
+			pid, _ := strconv.Atoi(m[1])
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatalf("kill worker 1 (pid %d): %v", pid, err)
+			}
+			killed = true
+			t.Logf("worker 1 (pid %d) SIGKILLed at %v", pid, time.Since(start).Round(time.Second))
+		}
+	}
+	s := out.String()
+	if err != nil {
+		t.Fatalf("the job failed after worker 1 was killed: %v\n%s", err, s)
+	}
+	if !killed {
+		t.Fatalf("the job ended before the second epoch began:\n%s", s)
+	}
+	m := accRE.FindAllStringSubmatch(s, -1)
+	if len(m) != 1 {
+		t.Fatalf("want one test_accuracy line:\n%s", s)
+	}
+	acc, _ := strconv.ParseFloat(m[0][1], 64)
+	t.Logf("test accuracy %.4f after losing worker 1; %v in all", acc, time.Since(start).Round(time.Second))
+	if acc < 0.88 {
+		t.Errorf("test accuracy %.4f, want >= 0.88:\n%s", acc, s)
+	}
+	if !strings.Contains(s, "Epoch 3/3") {
+		t.Errorf("training did not reach its last epoch:\n%s", s)
+	}
+}

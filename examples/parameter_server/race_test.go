@@ -1,0 +1,6 @@
+//go:build race
+
+package main
+
+// raceBuild is true under -race, where the cluster tests take too long.
+const raceBuild = true
