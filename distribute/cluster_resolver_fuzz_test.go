@@ -17,6 +17,7 @@ func FuzzTFConfig(f *testing.F) {
 		`{"cluster": {"worker": {"0": "a:1", "1": "b:1"}}, "task": {"type": "worker", "index": "0"}}`,
 		`{"cluster": {"evaluator": ["e:1"], "worker": ["a:1"]}, "task": {"type": "evaluator", "index": 0}}`,
 		`{}`,
+		`{"cluster": {"chief": ["c:1"], "worker": ["w:1"], "ps": ["p:1", "q:1"]}, "task": {"type": "ps", "index": 1}}`,
 		`{"cluster": {"worker": ["a:1", "a:1"]}, "task": {"type": "worker", "index": 0}}`,
 	} {
 		f.Add(s)
