@@ -128,7 +128,15 @@ func maxPoolScatter(dy, y Tensor, a maxPoolGradAttrs) Tensor {
 // by the pooled values (each pooled value is the r it came from), one pass
 // over the small tensor instead of another over r. It returns dy and the
 // pooled output.
+//
+// Under mixed_bfloat16 the pooling reads CastToBFloat16(r) and dz is the
+// exact cast (a view) of the scatter: the same fusion holds, the mask
+// being the rounded ReLU output > 0, which is TensorFlow's mask on a
+// bfloat16 ReLU (and r > 0 but for values below bfloat16's subnormals).
 func maxPoolOfRelu(r, dz Tensor) (dy, pooled Tensor, a maxPoolGradAttrs, ok bool) {
+	if castBy(dz, "CastToBFloat16Exact") {
+		dz = dz.tr.wrap(Children(dz.tr.g, dz.n)[0])
+	}
 	op, isOp := dz.n.Op().(*Op)
 	if !isOp || op.name != "MaxPool2DGrad" {
 		return
@@ -139,7 +147,10 @@ func maxPoolOfRelu(r, dz Tensor) (dy, pooled Tensor, a maxPoolGradAttrs, ok bool
 	ch := Children(dz.tr.g, dz.n)
 	pool := ch[1]
 	pop, isOp := pool.Op().(*Op)
-	if !isOp || pop.name != "MaxPool2D" || Children(dz.tr.g, pool)[0] != r.n {
+	if !isOp || pop.name != "MaxPool2D" {
+		return Tensor{}, Tensor{}, a, false
+	}
+	if in := dz.tr.wrap(Children(dz.tr.g, pool)[0]); in.n != r.n && !(castBy(in, "CastToBFloat16") && Children(dz.tr.g, in.n)[0] == r.n) {
 		return Tensor{}, Tensor{}, a, false
 	}
 	return dz.tr.wrap(ch[0]), dz.tr.wrap(pool), a, true
