@@ -59,6 +59,7 @@ type config struct {
 	learningRate            float64
 	customLoop              bool
 	connectTimeout          time.Duration
+	set                     map[string]bool // the flags given on the command line
 }
 
 func main() {
@@ -81,6 +82,8 @@ func main() {
 	flag.DurationVar(&c.connectTimeout, "connect-timeout", 30*time.Second, "how long a task waits for the parameter servers to answer when it starts")
 	flag.BoolVar(&c.customLoop, "custom-loop", false, "the tutorial's custom training loop with a ClusterCoordinator instead of Fit")
 	flag.Parse()
+	c.set = map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
 	cli.MustCheck(cli.NonNegative("epochs", "steps-per-epoch", "limit"), cli.Positive("batch-size", "replicas", "eval-batch-size"))
 	if err := defaults(&c); err != nil {
 		fmt.Fprintln(os.Stderr, "parameter_server:", err)
@@ -113,6 +116,9 @@ func defaults(c *config) error {
 	}
 	if c.strategy != "ps" && c.strategy != "mirrored" {
 		return fmt.Errorf("-strategy %q: want ps or mirrored", c.strategy)
+	}
+	if c.customLoop && c.strategy != "ps" {
+		return fmt.Errorf("-custom-loop runs under the ParameterServerStrategy only (not with -strategy %s)", c.strategy)
 	}
 	if !(c.learningRate > 0) {
 		return fmt.Errorf("-learning-rate %v: want a positive number", c.learningRate)
@@ -174,9 +180,12 @@ func buildModel(c config, strategy engine.Strategy) (*keras.Model, error) {
 
 func run(c config) error {
 	layers.SetRandomSeed(uint64(c.seed))
-	d, err := loadData(c)
-	if err != nil {
-		return err
+	var d data
+	var err error
+	if !c.customLoop {
+		if d, err = loadData(c); err != nil {
+			return err
+		}
 	}
 	if c.strategy == "mirrored" {
 		return runMirrored(c, d)
