@@ -72,6 +72,9 @@ func (p *psServer) Init(_ context.Context, req *psrpc.InitRequest) (*psrpc.Empty
 		if err != nil {
 			return nil, p.errorf(codes.InvalidArgument, "init: %v", err)
 		}
+		if len(vs.Value) != 4*n {
+			return nil, p.errorf(codes.InvalidArgument, "init: value of %q: %d bytes for shape %v (%d float32 values)", clip(vs.Name), len(vs.Value), vs.Shape, n)
+		}
 		val := make([]float32, n)
 		if err := psrpc.DecodeFloat32sInto(val, vs.Value, fmt.Sprintf("init: value of %q", clip(vs.Name))); err != nil {
 			return nil, p.errorf(codes.InvalidArgument, "%v", err)

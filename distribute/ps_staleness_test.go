@@ -113,3 +113,45 @@ func FuzzPSValue(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPSServer: a server given arbitrary Init, Check, Pull, Assign, Push
+// and SetOptimizerState messages answers each with a value or an error,
+// never a panic, and never allocates what the message did not pay for.
+func FuzzPSServer(f *testing.F) {
+	init, _ := protoMarshal(&psrpc.InitRequest{Vars: []*psrpc.VarSpec{{Id: 0, Name: "w", Shape: []int64{2}, Trainable: true, Value: psrpc.EncodeFloat32s([]float32{1, 2})}}})
+	cfg, _ := json.Marshal(keras.OptimizerConfig(optimizers.NewAdam()))
+	push, _ := protoMarshal(&psrpc.PushRequest{Worker: 0, Optimizer: string(cfg), Ids: []int64{0}, Grads: [][]byte{psrpc.EncodeFloat32s([]float32{1, 1})}})
+	f.Add(init, push)
+	f.Add([]byte{}, []byte("\x12\x03{}}"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		s := &ParameterServerStrategy{cfg: defaultPSConfig(), spec: ClusterSpec{"worker": {"a:1"}}, taskType: "ps"}
+		p := newPSServer(s)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		var in psrpc.InitRequest
+		if protoUnmarshal(a, &in) == nil {
+			_, _ = p.Init(ctx, &in)
+		}
+		var ck psrpc.CheckRequest
+		if protoUnmarshal(b, &ck) == nil {
+			_, _ = p.Check(ctx, &ck)
+		}
+		var pl psrpc.PullRequest
+		if protoUnmarshal(b, &pl) == nil {
+			_, _ = p.Pull(ctx, &pl)
+		}
+		var as psrpc.AssignRequest
+		if protoUnmarshal(b, &as) == nil {
+			_, _ = p.Assign(ctx, &as)
+		}
+		var pu psrpc.PushRequest
+		if protoUnmarshal(b, &pu) == nil {
+			_, _ = p.Push(ctx, &pu)
+		}
+		var st psrpc.OptimizerState
+		if protoUnmarshal(b, &st) == nil {
+			_, _ = p.SetOptimizerState(ctx, &st)
+			_, _ = p.GetOptimizerState(ctx, &psrpc.Empty{})
+		}
+	})
+}

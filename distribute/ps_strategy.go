@@ -114,8 +114,9 @@ type ParameterServerStrategy struct {
 	byV  map[*ops.Variable]*trackedVar
 	next int // the next shard's server, round-robin
 	nIDs int64
-	// checked records that this task's variables matched the servers'.
-	checked bool
+	// checked is how many of vars matched the servers' (a worker checks
+	// its variables before its first pull or push).
+	checked int
 
 	reg registry // functions and per-worker datasets, in registration order
 

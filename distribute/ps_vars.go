@@ -227,19 +227,21 @@ func (s *ParameterServerStrategy) tracked(what string, vars []*ops.Variable) ([]
 	return out, nil
 }
 
-// check compares this task's variables with the servers', once.
-func (s *ParameterServerStrategy) check(tvs []*trackedVar) error {
+// check compares this task's tracked variables with the servers' (each
+// once).
+func (s *ParameterServerStrategy) check() error {
 	s.mu.Lock()
 	done := s.checked
+	all := slices.Clone(s.vars)
 	s.mu.Unlock()
-	if done || s.taskType == "chief" {
+	if done == len(all) || s.taskType == "chief" {
 		return nil
 	}
 	reqs := make([]*psrpc.CheckRequest, len(s.ps))
 	for i := range reqs {
 		reqs[i] = &psrpc.CheckRequest{}
 	}
-	for _, tv := range tvs {
+	for _, tv := range all[done:] {
 		for _, sh := range tv.shards {
 			reqs[sh.ps].Vars = append(reqs[sh.ps].Vars, specOf(sh, tv, nil))
 		}
@@ -252,7 +254,7 @@ func (s *ParameterServerStrategy) check(tvs []*trackedVar) error {
 	})
 	if err == nil {
 		s.mu.Lock()
-		s.checked = true
+		s.checked = max(s.checked, len(all))
 		s.mu.Unlock()
 	}
 	return err
@@ -263,7 +265,7 @@ func (s *ParameterServerStrategy) pull(tvs []*trackedVar) error {
 	if len(tvs) == 0 {
 		return nil
 	}
-	if err := s.check(tvs); err != nil {
+	if err := s.check(); err != nil {
 		return err
 	}
 	type where struct {
@@ -436,7 +438,7 @@ func (s *ParameterServerStrategy) pushGradients(optimizer any, vars []*ops.Varia
 	if err != nil {
 		return err
 	}
-	if err := s.check(tvs); err != nil {
+	if err := s.check(); err != nil {
 		return err
 	}
 	type where struct {

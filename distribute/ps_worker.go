@@ -279,6 +279,9 @@ func decodeValue(v *psrpc.Value) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(k.Tensor.Data) != 4*n {
+			return nil, fmt.Errorf("tensor of shape %v with %d bytes (want %d)", k.Tensor.Shape, len(k.Tensor.Data), 4*n)
+		}
 		t := &TensorValue{Shape: make([]int, len(k.Tensor.Shape)), Data: make([]float32, n)}
 		for i, d := range k.Tensor.Shape {
 			if d > math.MaxInt32 {
