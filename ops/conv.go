@@ -87,6 +87,12 @@ func (g convGeom) im2col(cols, x []float32) {
 		g.im2colDilated(cols, x)
 		return
 	}
+	g.im2colImages(cols, x, 0, g.n)
+}
+
+// im2colImages is im2col (without dilation) for images [b0, b1): their
+// rows go to cols from its start.
+func (g convGeom) im2colImages(cols, x []float32, b0, b1 int) {
 	p := g.patch()
 	run := g.kw * g.c
 	// With short runs in long rows (a large kernel over few channels, as a
@@ -101,9 +107,9 @@ func (g convGeom) im2col(cols, x []float32) {
 		k0[ox] = max(0, -ix0)
 		k1[ox] = max(min(g.kw, g.w-ix0), k0[ox])
 	}
-	parallelRows(g.n*g.oh, g.ow*p, func(lo, hi int) {
+	parallelRows((b1-b0)*g.oh, g.ow*p, func(lo, hi int) {
 		for bo := lo; bo < hi; bo++ {
-			b, oy := bo/g.oh, bo%g.oh
+			b, oy := b0+bo/g.oh, bo%g.oh
 			out := cols[bo*g.ow*p : (bo+1)*g.ow*p]
 			if preclear {
 				clear(out)
@@ -233,6 +239,16 @@ type convState struct {
 	gemmMode // precision of the GEMMs (gemm.go)
 }
 
+// blocked reports whether the forward pass and the filter gradient run by
+// blocks of images without keeping the forward panel (an im2col
+// convolution on bfloat16 GEMMs): the panel (rows*patch floats, megabytes)
+// would be written to memory and read back twice, the packing of the
+// bfloat16 kernels reading it once more, while a block's rows made again
+// from x stay in cache. The float32 path keeps the panel.
+func (s *convState) blocked() bool {
+	return s.bf16 && s.plan == nil && !s.g.identity() && s.g.dw == 1 && s.g.dh == 1
+}
+
 func (s *convState) panel(x []float32) []float32 {
 	if s.g.identity() {
 		return x
@@ -311,6 +327,20 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 				pl.forward(g, cout, o, st.cols, in[1], st.wk, scratch.get(pl.maxRows*cout))
 				return
 			}
+			if st.blocked() {
+				// A few images at a time: their column rows stay in
+				// cache between im2col and the GEMM; the filter gradient
+				// makes them again (see blocked).
+				p, per := g.patch(), g.oh*g.ow
+				nb := dxImageBlock(per * p)
+				cols := scratch.get(min(nb, g.n) * per * p)
+				for b0 := 0; b0 < g.n; b0 += nb {
+					b1 := min(b0+nb, g.n)
+					g.im2colImages(cols, in[0], b0, b1)
+					st.sgemm(false, false, (b1-b0)*per, cout, p, 1, cols, p, in[1], cout, 0, o[b0*per*cout:], cout)
+				}
+				return
+			}
 			cols := st.panel(in[0])
 			st.sgemm(false, false, g.rows(), cout, g.patch(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
 		},
@@ -382,11 +412,33 @@ func conv2DBackpropFilter(st *convState, x, dy, y Tensor, ws Shape, attrs Conv2D
 	tr := sameTrace("Conv2DBackpropFilter", x, dy, y)
 	g := st.g
 	cout := ws[3]
+	scratch := traceScratch(tr)
 	return tr.apply(&Op{
 		name: "Conv2DBackpropFilter", out: ws.Clone(), attrs: fmt.Sprintf("%+v%+v", attrs, g),
 		fwd: func(o []float32, in [][]float32) {
 			if pl := st.plan; pl != nil {
 				pl.backpropFilter(g, cout, o, st.cols, in[1])
+				return
+			}
+			if st.blocked() {
+				// dwᵀ = Σ over image blocks of dyᵀ·cols, the block's
+				// column rows made again in cache (as in the forward),
+				// then transposed once: in this orientation the bfloat16
+				// kernel transposes dy's few columns, not the block.
+				p, per := g.patch(), g.oh*g.ow
+				nb := dxImageBlock(per * p)
+				buf := scratch.get(min(nb, g.n)*per*p + cout*p)
+				cols, wt := buf[:min(nb, g.n)*per*p], buf[min(nb, g.n)*per*p:]
+				for b0 := 0; b0 < g.n; b0 += nb {
+					b1 := min(b0+nb, g.n)
+					g.im2colImages(cols, in[0], b0, b1)
+					beta := float32(1)
+					if b0 == 0 {
+						beta = 0
+					}
+					st.sgemm(true, false, cout, p, (b1-b0)*per, 1, in[1][b0*per*cout:], cout, cols, p, beta, wt, p)
+				}
+				transpose(o, wt, cout, p)
 				return
 			}
 			cols := in[0]

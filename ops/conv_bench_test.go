@@ -87,8 +87,19 @@ func BenchmarkIm2colCNN(b *testing.B) {
 	}
 }
 
+// cnnConvs are the seed CNN's convolutions (examples/internal/models
+// MNISTCNN) at batch 64.
+var cnnConvs = []struct {
+	h, w, cin, k, cout, stride int
+	pad                        string
+	count                      int
+}{
+	{28, 28, 1, 3, 32, 1, "valid", 1},
+	{13, 13, 32, 3, 64, 1, "valid", 1},
+}
+
 // BenchmarkConvOp times the forward op and both gradient ops of the
-// ResNet-seed convolutions, with and without tap classes, and with tap
+// ResNet-seed and seed-CNN convolutions, with and without tap classes, and with tap
 // classes on bfloat16 GEMMs (on bfloat16 operands, as mixed_bfloat16).
 func BenchmarkConvOp(b *testing.B) {
 	const n = 64
@@ -100,7 +111,7 @@ func BenchmarkConvOp(b *testing.B) {
 		}
 		return v
 	}
-	for _, c := range resnetConvs {
+	for _, c := range append(resnetConvs[:len(resnetConvs):len(resnetConvs)], cnnConvs...) {
 		for _, v := range []struct {
 			off  bool
 			prec string

@@ -395,29 +395,15 @@ func (j *bf16Job) compute(ws *bf16Workspace, mi, ni int) {
 // (row stride ld; element (p, j) at s[(p0+p)*ld+j0+j]) into ceil(nc/w)
 // panels of w columns of bfloat16 pairs along p: panel r holds pair (q, j)
 // at dst[r*w*kp+q*w+j], kp >= ceil(kc/2); padding is zero. It packs a
-// non-transposed B (w = nr) and a transposed A (w = mr).
+// non-transposed B (w = nr) and a transposed A (w = mr). Each pair of
+// rows is converted straight into the whole panels, w columns at a time
+// (an odd kc's last row paired with zeros); a last partial panel goes
+// element by element.
 func packColPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, j0, kc, nc, kp, w int) {
-	if nc%w == 0 && kc%2 == 0 {
-		// Whole panels, whole pairs: convert each pair of rows straight
-		// into the panels, w columns at a time.
-		for q := 0; q < kp; q++ {
-			if 2*q >= kc {
-				for jr := 0; jr < nc; jr += w {
-					clear(dst[jr*kp+q*w:][:w])
-				}
-				continue
-			}
-			lo := s[(p0+2*q)*ld+j0:][:nc]
-			hi := s[(p0+2*q+1)*ld+j0:][:nc]
-			for jr := 0; jr < nc; jr += w {
-				bf16Interleave(dst[jr*kp+q*w:][:w], lo[jr:jr+w], hi[jr:jr+w])
-			}
-		}
-		return
-	}
-	ws.lo = growU16(ws.lo, nc)
-	ws.hi = growU16(ws.hi, nc)
-	lo, hi := ws.lo[:nc], ws.hi[:nc]
+	full := nc / w * w // columns in whole panels
+	ws.zero = grow(ws.zero, w)
+	zero := ws.zero[:w]
+	clear(zero)
 	for q := 0; q < kp; q++ {
 		if 2*q >= kc {
 			for jr := 0; jr < nc; jr += w {
@@ -425,20 +411,28 @@ func packColPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, j0, kc, 
 			}
 			continue
 		}
-		f32ToBF16(lo, s[(p0+2*q)*ld+j0:][:nc], true)
+		lo := s[(p0+2*q)*ld+j0:][:nc]
+		var hi []float32 // nil: an odd kc's last row, paired with zeros
 		if 2*q+1 < kc {
-			f32ToBF16(hi, s[(p0+2*q+1)*ld+j0:][:nc], true)
-		} else {
-			clear(hi)
+			hi = s[(p0+2*q+1)*ld+j0:][:nc]
 		}
-		for jr := 0; jr < nc; jr += w {
-			d := dst[jr*kp+q*w:][:w]
-			l, h := lo[jr:min(jr+w, nc)], hi[jr:min(jr+w, nc)]
-			h = h[:len(l)]
-			for jj := range l {
-				d[jj] = uint32(l[jj]) | uint32(h[jj])<<16
+		for jr := 0; jr < full; jr += w {
+			h := zero
+			if hi != nil {
+				h = hi[jr : jr+w]
 			}
-			clear(d[len(l):])
+			bf16Interleave(dst[jr*kp+q*w:][:w], lo[jr:jr+w], h)
+		}
+		if full < nc {
+			d := dst[full*kp+q*w:][:w]
+			for jj := range nc - full {
+				v := uint32(bf16RoundFTZ(math.Float32bits(lo[full+jj])))
+				if hi != nil {
+					v |= uint32(bf16RoundFTZ(math.Float32bits(hi[full+jj]))) << 16
+				}
+				d[jj] = v
+			}
+			clear(d[nc-full:])
 		}
 	}
 }
@@ -588,9 +582,9 @@ func cvtPairsGeneric(dst []uint32, src []float32) {
 
 // bf16Workspace holds one goroutine's private buffers.
 type bf16Workspace struct {
-	a, row  []uint32
-	lo, hi  []uint16
-	tmp, ct []float32
+	a, row        []uint32
+	lo, hi        []uint16
+	tmp, ct, zero []float32
 }
 
 type bf16Buf struct{ s []uint32 }
