@@ -12,5 +12,6 @@ package distribute
 //	c, _ := NewClusterCoordinator(s); f := c.Function("step", fn); ds := c.CreatePerWorkerDataset(newIter)
 //	rv, err := c.Schedule(f, ds.Iterator(), 0.5); v, err := rv.Fetch(); err = c.Join(); c.Done()
 //	s.Join()  // worker and ps tasks: serve until the chief's s.Close() shuts the cluster down
+//	NewMPIParameterServerResolver(numPS) // -tags mpi: rank 0 chief, then ps, then workers
 //	FixedShardsPartitioner(n), MinSizePartitioner(minShardBytes, maxShards), MaxSizePartitioner(maxShardBytes, maxShards)
 //	errors.Is(err, ErrParameterServerGone): a server died; relaunch the job from the last checkpoint
