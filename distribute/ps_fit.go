@@ -50,13 +50,21 @@ func (s *ParameterServerStrategy) PSPush(vars []*ops.Variable) error {
 
 // PSRegister registers Fit's step with the strategy's coordinator, on
 // every task, for keras.Model.Fit. The step's result travels as numbers.
-func (s *ParameterServerStrategy) PSRegister(name string, step func() ([]float64, error)) error {
+func (s *ParameterServerStrategy) PSRegister(name string, step func(args []float64) ([]float64, error)) error {
 	c, err := NewClusterCoordinator(s)
 	if err != nil {
 		return err
 	}
-	f := c.Function(name, func(...any) (any, error) {
-		st, err := step()
+	f := c.Function(name, func(args ...any) (any, error) {
+		in := make([]float64, len(args))
+		for i, a := range args {
+			x, ok := a.(float64)
+			if !ok {
+				return nil, fmt.Errorf("distribute: %s: argument %d is a %T, want a number", name, i, a)
+			}
+			in[i] = x
+		}
+		st, err := step(in)
 		if err != nil {
 			return nil, err
 		}
@@ -75,9 +83,9 @@ func (s *ParameterServerStrategy) PSRegister(name string, step func() ([]float64
 	return nil
 }
 
-// PSSchedule schedules Fit's step name on the next idle worker and returns
-// the wait for its result, for keras.Model.Fit.
-func (s *ParameterServerStrategy) PSSchedule(name string) func() ([]float64, error) {
+// PSSchedule schedules Fit's step name with args on the next idle worker
+// and returns the wait for its result, for keras.Model.Fit.
+func (s *ParameterServerStrategy) PSSchedule(name string, args ...float64) func() ([]float64, error) {
 	fail := func(err error) func() ([]float64, error) { return func() ([]float64, error) { return nil, err } }
 	fitFunctions.Lock()
 	f := fitFunctions.m[s][name]
@@ -89,7 +97,11 @@ func (s *ParameterServerStrategy) PSSchedule(name string) func() ([]float64, err
 	if err != nil {
 		return fail(err)
 	}
-	rv, err := c.Schedule(f)
+	in := make([]any, len(args))
+	for i, a := range args {
+		in[i] = a
+	}
+	rv, err := c.Schedule(f, in...)
 	if err != nil {
 		return fail(err)
 	}

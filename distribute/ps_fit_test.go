@@ -2,6 +2,7 @@ package distribute_test
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,33 @@ func TestPSFitResumesOptimizer(t *testing.T) {
 	}
 	if got := m.Optimizer().Iterations(); got != 24 {
 		t.Errorf("the servers' optimizer counts %d steps at the end, want 24 (8 restored, then 16)", got)
+	}
+}
+
+// TestPSFitLearningRateReachesServers: a learning rate that a callback
+// sets on the chief reaches the servers' optimizer, through the workers'
+// steps and pushes.
+func TestPSFitLearningRateReachesServers(t *testing.T) {
+	c := startInProcess(t, 2, 1)
+	var onServers any
+	cbs := []keras.Callback{
+		callbacks.NewLearningRateScheduler(func(epoch int, lr float64) float64 { return 0.001 * float64(epoch+1) }),
+		&callbacks.LambdaCallback{TrainEnd: func(keras.Logs) error {
+			st, err := c.chief.OptimizerState()
+			if err != nil {
+				return err
+			}
+			if cfg, ok := st.Optimizer["config"].(map[string]any); ok {
+				onServers = cfg["learning_rate"]
+			}
+			return nil
+		}},
+	}
+	_, _, err := fitCluster(t, c, keras.FitConfig{Epochs: 3, StepsPerEpoch: 4, BatchSize: 16, Verbose: 0}, cbs, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lr, ok := onServers.(float64); !ok || math.Abs(lr-0.003) > 1e-9 {
+		t.Errorf("the servers' learning rate is %v, the chief's callback set 0.003", onServers)
 	}
 }

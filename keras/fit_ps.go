@@ -51,13 +51,14 @@ type psStrategy interface {
 	// PSWorkers is the number of worker tasks.
 	PSWorkers() int
 	// PSRegister registers step under name on this task. On a worker,
-	// step runs once per call the coordinator schedules, never two at a
-	// time, and its result goes back to the coordinator.
-	PSRegister(name string, step func() ([]float64, error)) error
-	// PSSchedule (coordinator) schedules one call of name on whichever
-	// worker is free and returns a function that waits for its result. A
-	// call whose worker dies runs again on another one.
-	PSSchedule(name string) (wait func() ([]float64, error))
+	// step runs once per call the coordinator schedules, with the call's
+	// arguments, never two at a time, and its result goes back to the
+	// coordinator.
+	PSRegister(name string, step func(args []float64) ([]float64, error)) error
+	// PSSchedule (coordinator) schedules one call of name with args on
+	// whichever worker is free and returns a function that waits for its
+	// result. A call whose worker dies runs again on another one.
+	PSSchedule(name string, args ...float64) (wait func() ([]float64, error))
 	// PSJoin (coordinator) waits until every call scheduled so far has
 	// run, and returns the first error of one.
 	PSJoin() error
@@ -270,9 +271,10 @@ func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cf
 		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
 	}
 	var mu sync.Mutex
-	step := func() (out []float64, err error) {
+	step := func(args []float64) (out []float64, err error) {
 		mu.Lock()
 		defer mu.Unlock()
+		psSetLearningRate(m.optimizer, args)
 		batch, err := in.next()
 		if err != nil {
 			return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
@@ -292,6 +294,41 @@ func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cf
 		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
 	}
 	return &History{History: map[string][]float64{}}, nil
+}
+
+// psLearningRate is the arguments of a scheduled step: the coordinator's
+// learning rate when it is a constant (a callback such as
+// LearningRateScheduler or ReduceLROnPlateau may have set it), which the
+// worker's optimizer takes, so that its next push brings it to the
+// servers' optimizers; none when the rate follows a schedule, which the
+// servers' optimizers follow themselves.
+func psLearningRate(opt any) []float64 {
+	o, ok := opt.(interface{ GetConfig() map[string]any })
+	if !ok {
+		return nil
+	}
+	if lr, ok := o.GetConfig()["learning_rate"].(float64); ok {
+		return []float64{lr}
+	}
+	return nil
+}
+
+// psSetLearningRate gives a worker's optimizer the coordinator's constant
+// learning rate, when psLearningRate sent one.
+func psSetLearningRate(opt any, args []float64) {
+	if len(args) != 1 {
+		return
+	}
+	o, ok := opt.(interface {
+		GetConfig() map[string]any
+		SetLearningRate(float64)
+	})
+	if !ok {
+		return
+	}
+	if lr, ok := o.GetConfig()["learning_rate"].(float64); ok && lr != args[0] {
+		o.SetLearningRate(args[0])
+	}
 }
 
 // metricStates is the state of every logged metric, one after another in

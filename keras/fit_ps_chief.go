@@ -91,7 +91,7 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 	}
 	// Every task registers the same steps in the same order; the
 	// coordinator's registration only names the step.
-	if err := ps.PSRegister(name, func() ([]float64, error) {
+	if err := ps.PSRegister(name, func([]float64) ([]float64, error) {
 		return nil, errors.New("keras: Fit: the coordinator runs no train step")
 	}); err != nil {
 		return nil, fmt.Errorf("keras: Fit: %w", err)
@@ -185,7 +185,7 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 			if err := cbs.event(func(c Callback, l Logs) error { return c.OnTrainBatchBegin(step, l) }); err != nil {
 				return hist, err
 			}
-			pending = append(pending, inFlight{ps.PSSchedule(name), step})
+			pending = append(pending, inFlight{ps.PSSchedule(name, psLearningRate(m.optimizer)...), step})
 			if err := drain(window - 1); err != nil {
 				return hist, err
 			}

@@ -37,6 +37,7 @@ type fakeCluster struct {
 
 type fakeCall struct {
 	name string
+	args []float64
 	res  chan fakeResult
 }
 
@@ -80,7 +81,7 @@ func (c *fakeCluster) deal(call *fakeCall) {
 func (c *fakeCluster) finish() { close(c.done) }
 
 func (c *fakeCluster) task(taskType string, id int) *fakeTask {
-	return &fakeTask{c: c, taskType: taskType, id: id, steps: map[string]func() ([]float64, error){}}
+	return &fakeTask{c: c, taskType: taskType, id: id, steps: map[string]func([]float64) ([]float64, error){}}
 }
 
 // fakeTask is one task's strategy.
@@ -89,7 +90,7 @@ type fakeTask struct {
 	taskType string
 	id       int
 	model    interface{ Weights() []*ops.Variable }
-	steps    map[string]func() ([]float64, error)
+	steps    map[string]func([]float64) ([]float64, error)
 	order    []string
 	tracked  bool
 }
@@ -133,7 +134,7 @@ func (t *fakeTask) PSTrack(vars []*ops.Variable) error {
 func (t *fakeTask) PSTask() (string, int) { return t.taskType, t.id }
 func (t *fakeTask) PSWorkers() int        { return t.c.workers }
 
-func (t *fakeTask) PSRegister(name string, step func() ([]float64, error)) error {
+func (t *fakeTask) PSRegister(name string, step func([]float64) ([]float64, error)) error {
 	if _, ok := t.steps[name]; ok {
 		return fmt.Errorf("%s registered twice", name)
 	}
@@ -142,8 +143,8 @@ func (t *fakeTask) PSRegister(name string, step func() ([]float64, error)) error
 	return nil
 }
 
-func (t *fakeTask) PSSchedule(name string) func() ([]float64, error) {
-	call := &fakeCall{name: name, res: make(chan fakeResult, 1)}
+func (t *fakeTask) PSSchedule(name string, args ...float64) func() ([]float64, error) {
+	call := &fakeCall{name: name, args: args, res: make(chan fakeResult, 1)}
 	t.c.pending.Add(1)
 	t.c.deal(call)
 	return func() ([]float64, error) {
@@ -186,7 +187,7 @@ func (t *fakeTask) PSServe() error {
 			if !ok {
 				r.err = fmt.Errorf("worker %d: no function %q", t.id, call.name)
 			} else {
-				r.v, r.err = step()
+				r.v, r.err = step(call.args)
 			}
 			t.c.mu.Lock()
 			t.c.calls[t.id]++

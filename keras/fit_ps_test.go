@@ -153,7 +153,13 @@ func TestPSFitTrains(t *testing.T) {
 		}
 		return nil
 	}}
-	cfg.Callbacks = []keras.Callback{check}
+	halve := callbacks.NewLearningRateScheduler(func(epoch int, lr float64) float64 {
+		if epoch == 0 {
+			return lr
+		}
+		return lr / 2
+	})
+	cfg.Callbacks = []keras.Callback{check, halve}
 	hist, err := fitWithin(t, 60*time.Second, chief, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -182,6 +188,14 @@ func TestPSFitTrains(t *testing.T) {
 	for i, err := range r.results[1:] {
 		if err != nil {
 			t.Errorf("task %d: %v", i+1, err)
+		}
+	}
+	// The chief's callback halved the rate three times; the workers'
+	// optimizers took it with their steps (and their pushes would bring
+	// it to the servers).
+	for _, w := range r.models[1:3] {
+		if got := w.Optimizer().CurrentLearningRate(); math.Abs(got-0.05/8) > 1e-12 {
+			t.Errorf("a worker's learning rate is %v, the chief's %v", got, chief.Optimizer().CurrentLearningRate())
 		}
 	}
 	calls := 0
