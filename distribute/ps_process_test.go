@@ -135,9 +135,11 @@ func TestPSProcessesKillWorkerThenServer(t *testing.T) {
 		t.Errorf("the server applied %d updates, want at least %d", st.Iterations, steps)
 	}
 
-	// Worker 1 again, at its address.
+	// Worker 1 again, at its address, after 3 s of being probed in vain.
+	time.Sleep(3 * time.Second)
 	w[1] = startChild(t, spec, "worker", 1)
-	deadline := time.Now().Add(20 * time.Second)
+	restarted := time.Now()
+	deadline := restarted.Add(20 * time.Second)
 	for rejoined := false; !rejoined; {
 		var batch []*distribute.RemoteValue
 		for i := range 4 {
@@ -157,6 +159,7 @@ func TestPSProcessesKillWorkerThenServer(t *testing.T) {
 			t.Fatalf("worker 1 did not rejoin within 20s (live: %v)", coord.LiveWorkers())
 		}
 	}
+	t.Logf("worker 1 ran a step again %v after it was restarted", time.Since(restarted))
 
 	kill(t, ps)
 	start = time.Now()

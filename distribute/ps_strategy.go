@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/internal/psrpc"
@@ -222,7 +224,8 @@ func (s *ParameterServerStrategy) serve(addr string) error {
 		return fmt.Errorf("distribute: NewParameterServerStrategy: %s:%d cannot listen on %s: %w", s.taskType, s.taskID, addr, err)
 	}
 	s.listener = lis
-	s.server = grpc.NewServer(grpc.MaxRecvMsgSize(psrpc.MaxMessageBytes), grpc.MaxSendMsgSize(psrpc.MaxMessageBytes))
+	s.server = grpc.NewServer(grpc.MaxRecvMsgSize(psrpc.MaxMessageBytes), grpc.MaxSendMsgSize(psrpc.MaxMessageBytes),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}))
 	if s.taskType == "ps" {
 		s.psServer = newPSServer(s)
 		psrpc.RegisterParameterServerServer(s.server, s.psServer)
@@ -242,9 +245,17 @@ func (s *ParameterServerStrategy) stopServing() {
 	}
 }
 
+// dial connects to a task. Reconnecting backs off to at most 1 s (gRPC's
+// default grows to 2 minutes, which would keep a restarted worker idle),
+// and keepalive pings find a peer whose machine vanished without closing
+// the connection within about 30 s.
 func dial(addr string) (*grpc.ClientConn, error) {
+	bo := backoff.DefaultConfig
+	bo.MaxDelay = time.Second
 	return grpc.NewClient(addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: bo, MinConnectTimeout: 5 * time.Second}),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 20 * time.Second, Timeout: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(psrpc.MaxMessageBytes), grpc.MaxCallSendMsgSize(psrpc.MaxMessageBytes)))
 }
 
