@@ -245,8 +245,10 @@ type convState struct {
 // would be written to memory and read back twice, the packing of the
 // bfloat16 kernels reading it once more, while a block's rows made again
 // from x stay in cache. The float32 path keeps the panel.
+// Only where the forward GEMM does run on bfloat16 (not for a patch of
+// fewer than 32 taps, as a first convolution over one channel).
 func (s *convState) blocked() bool {
-	return s.bf16 && s.plan == nil && !s.g.identity() && s.g.dw == 1 && s.g.dh == 1
+	return s.bf16 && s.plan == nil && !s.g.identity() && s.g.dw == 1 && bf16Faster(false, s.g.rows(), s.cout, s.g.patch())
 }
 
 func (s *convState) panel(x []float32) []float32 {
