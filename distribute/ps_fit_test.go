@@ -87,11 +87,11 @@ func fitCluster(t *testing.T, c *inProcess, cfg keras.FitConfig, chiefCbs []kera
 	return models[0], hist, err
 }
 
-// TestPSFitTrains: Fit on a real cluster (chief, two workers, one server
+// TestPSFitLoopbackTrains: Fit on a real cluster (chief, two workers, one server
 // on loopback): every step runs, the loss falls, the chief ends with the
 // servers' weights and their optimizer's step count, Evaluate runs on the
 // chief.
-func TestPSFitTrains(t *testing.T) {
+func TestPSFitLoopbackTrains(t *testing.T) {
 	c := startInProcess(t, 2, 1)
 	cfg := keras.FitConfig{Epochs: 3, StepsPerEpoch: 12, BatchSize: 16, Verbose: 0}
 	m, hist, err := fitCluster(t, c, cfg, nil, 1)
@@ -107,8 +107,8 @@ func TestPSFitTrains(t *testing.T) {
 	}
 }
 
-// TestPSFitNeedsSteps: TensorFlow's error on every task, nothing served.
-func TestPSFitNeedsSteps(t *testing.T) {
+// TestPSFitLoopbackNeedsSteps: TensorFlow's error on every task, nothing served.
+func TestPSFitLoopbackNeedsSteps(t *testing.T) {
 	c := startInProcess(t, 1, 1)
 	x, y := fitData(32)
 	for _, s := range append(c.tasks(), c.servers...) {
@@ -121,11 +121,11 @@ func TestPSFitNeedsSteps(t *testing.T) {
 	}
 }
 
-// TestPSFitResumesOptimizer: a job interrupted after its first epoch and
+// TestPSFitLoopbackResumesOptimizer: a job interrupted after its first epoch and
 // relaunched on new servers (a dead server stops the job) resumes from
 // BackupAndRestore's backup with the servers' optimizer restored: its step
 // count goes on from the backup's.
-func TestPSFitResumesOptimizer(t *testing.T) {
+func TestPSFitLoopbackResumesOptimizer(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "backup")
 	cfg := keras.FitConfig{Epochs: 3, StepsPerEpoch: 8, BatchSize: 16, Verbose: 0}
 	{
@@ -156,10 +156,10 @@ func TestPSFitResumesOptimizer(t *testing.T) {
 	}
 }
 
-// TestPSFitLearningRateReachesServers: a learning rate that a callback
+// TestPSFitLoopbackLearningRate: a learning rate that a callback
 // sets on the chief reaches the servers' optimizer, through the workers'
 // steps and pushes.
-func TestPSFitLearningRateReachesServers(t *testing.T) {
+func TestPSFitLoopbackLearningRate(t *testing.T) {
 	c := startInProcess(t, 2, 1)
 	var onServers any
 	cbs := []keras.Callback{
