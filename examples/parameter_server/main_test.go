@@ -237,3 +237,69 @@ wait:
 		t.Errorf("training did not reach its last epoch:\n%s", s)
 	}
 }
+
+// TestKillServerResumes: a server SIGKILLed in the second epoch stops the
+// job with an error naming it; the job launched again with the same
+// -backup-dir resumes at the second epoch from the first one's backup.
+func TestKillServerResumes(t *testing.T) {
+	bin := buildExample(t)
+	backup := filepath.Join(t.TempDir(), "backup")
+	args := []string{"-launch-local", "workers=2,ps=1", "-steps-per-epoch", "1500", "-epochs", "3", "-backup-dir", backup}
+	cmd := exec.Command(bin, args...)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	psRE := regexp.MustCompile(`launch: ps 0 pid (\d+)`)
+	killed := false
+	var err error
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case <-time.After(2 * time.Minute):
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("still running after 2 minutes:\n%s", out.String())
+		case <-time.After(20 * time.Millisecond):
+			s := out.String()
+			if killed || !strings.Contains(s, "Epoch 2/3") {
+				continue
+			}
+			m := psRE.FindStringSubmatch(s)
+			if m == nil {
+				t.Fatalf("no pid of ps 0:\n%s", s)
+			}
+			pid, _ := strconv.Atoi(m[1])
+			syscall.Kill(pid, syscall.SIGKILL)
+			killed = true
+		}
+	}
+	s := out.String()
+	if !killed || strings.Contains(s, "Epoch 3/3") {
+		t.Skipf("the job was past epoch 2 before the server was killed; make epochs longer:\n%s", s)
+	}
+	if err == nil || !strings.Contains(s, "parameter server ps:0") {
+		t.Fatalf("after the server's death: err = %v, want an error naming ps:0:\n%s", err, s)
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, "ps:0") && !strings.HasPrefix(line, "[") {
+			t.Logf("the job stopped: %s", line)
+			break
+		}
+	}
+	res, err := runFor(t, exec.Command(bin, args...), 2*time.Minute)
+	if err != nil {
+		t.Fatalf("relaunched job: %v\n%s", err, res)
+	}
+	if i := strings.Index(res, "Epoch "); i >= 0 {
+		t.Logf("relaunched: %s", strings.SplitN(res[i:], "\n", 2)[0])
+	}
+	if strings.Contains(res, "Epoch 1/3") || !strings.Contains(res, "Epoch 2/3") || !strings.Contains(res, "test_loss: ") {
+		t.Errorf("the relaunched job did not resume at epoch 2:\n%s", res)
+	}
+}
