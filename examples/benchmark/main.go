@@ -26,6 +26,16 @@
 //     (Debian's python3-torch is seen by /usr/bin/python3).
 //
 // A reference that is not available is skipped with a line saying why.
+//
+// With -policy NAME (mixed_bfloat16, mixed_float16) it builds the model
+// under float32 and under NAME, warms both up and times them in
+// alternating rounds of -steps steps (-rounds; on a shared machine both
+// see the same load), prints a step line for each, then their ratio:
+//
+//	policy model=mnist_cnn ... float32_ms=... mixed_bfloat16_ms=... speedup=... load=...
+//
+// speedup is float32's median step over the policy's (above 1: the policy
+// is faster). -compare's table and Fit epoch stay float32.
 package main
 
 import (
@@ -67,9 +77,13 @@ func main() {
 	jitList := flag.String("jit", "off,on", "TensorFlow jit_compile settings to run for -compare: off, on or off,on")
 	fitSamples := flag.Int("fit-samples", 0, "examples in the synthetic dataset of the Fit-epoch measurement (0: batch x steps)")
 	inferSteps := flag.Int("infer-steps", 0, "timed inference batches for -compare (0: as -steps)")
+	policy := cli.PolicyFlag()
+	rounds := flag.Int("rounds", 3, "with -policy other than float32: alternating timing rounds of -steps steps per policy")
 	fitOnly := flag.Bool("fit-only", false, "fit one epoch on -fit-samples synthetic examples and print the fit line with the peak RSS (what -compare runs in a fresh process)")
 	flag.Parse()
-	cli.MustCheck(cli.Positive("batch", "steps"), cli.NonNegative("warmup", "threads", "fit-samples", "infer-steps"))
+	cli.MustCheck(cli.Positive("batch", "steps", "rounds"), cli.NonNegative("warmup", "threads", "fit-samples", "infer-steps"))
+	cli.MustSetPolicy(*policy) // checked before timing; the models are built under it by timePolicies
+	cli.MustSetPolicy("float32")
 	if *threadsFlag > 0 {
 		runtime.GOMAXPROCS(*threadsFlag)
 	}
@@ -110,6 +124,22 @@ func main() {
 			if infer == 0 {
 				infer = *steps
 			}
+		}
+		if *policy != "float32" {
+			ts, err := timePolicies(*model, *batch, *steps, *warmup, replicas, *rounds, []string{"float32", *policy})
+			if err != nil {
+				log.Fatal(err)
+			}
+			for i, p := range []string{"float32", *policy} {
+				fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f median_ms=%.2f samples_per_s=%.0f replicas=%d policy=%s impl=gokeras\n",
+					*model, *batch, threads, ts[i].mean, ts[i].median, float64(*batch)/ts[i].mean*1e3, replicas, p)
+			}
+			fmt.Printf("policy model=%s batch=%d threads=%d replicas=%d rounds=%d float32_ms=%.2f %s_ms=%.2f speedup=%.2f load=%s\n",
+				*model, *batch, threads, replicas, *rounds, ts[0].median, *policy, ts[1].median, ts[0].median/ts[1].median, loadAverage())
+			if math.IsNaN(ours.stepMS) {
+				ours.stepMS, ours.medianMS, ours.inferMS = ts[0].mean, ts[0].median, math.NaN()
+			}
+			continue
 		}
 		t, err := timeSteps(*model, *batch, *steps, *warmup, replicas, infer)
 		if err != nil {
@@ -306,6 +336,60 @@ func timeSteps(name string, batch, steps, warmup, replicas, infer int) (stepTime
 		t.infer = median(is)
 	}
 	return t, nil
+}
+
+// timePolicies builds the model once under each dtype policy, warms each
+// up, then times rounds of steps Fit steps of each in turn (alternating,
+// so that both see the same load), and returns each policy's mean and
+// median step over all its rounds. The global policy is float32 after.
+func timePolicies(name string, batch, steps, warmup, replicas, rounds int, policies []string) ([]stepTimes, error) {
+	type run struct {
+		m   *keras.Model
+		x   *tensor.Dense
+		y   *tensor.Dense
+		ts  []float64
+		sum float64
+	}
+	defer cli.SetPolicy("float32")
+	runs := make([]*run, len(policies))
+	for i, p := range policies {
+		if err := cli.SetPolicy(p); err != nil {
+			return nil, err
+		}
+		m, shape, err := setup(name, replicas)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		x, y := synthetic(shape, batch)
+		runs[i] = &run{m: m, x: x, y: y}
+	}
+	cfg := keras.FitConfig{BatchSize: batch, NoShuffle: true, Verbose: keras.VerboseSilent}
+	for _, r := range runs {
+		for i := 0; i < max(warmup, 1); i++ {
+			if _, err := r.m.Fit(r.x, r.y, cfg); err != nil {
+				return nil, err
+			}
+		}
+	}
+	cfg.StepsPerEpoch = 1
+	for range rounds {
+		for _, r := range runs {
+			start := time.Now()
+			for range steps {
+				s := time.Now()
+				if _, err := r.m.Fit(r.x, r.y, cfg); err != nil {
+					return nil, err
+				}
+				r.ts = append(r.ts, float64(time.Since(s).Microseconds())/1e3)
+			}
+			r.sum += float64(time.Since(start).Microseconds()) / 1e3
+		}
+	}
+	out := make([]stepTimes, len(runs))
+	for i, r := range runs {
+		out[i] = stepTimes{mean: r.sum / float64(len(r.ts)), median: median(r.ts), infer: math.NaN()}
+	}
+	return out, nil
 }
 
 // fitEpoch fits one epoch (no shuffling) over samples synthetic examples

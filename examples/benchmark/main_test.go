@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gokeras/gokeras/keras/mixedprecision"
 )
 
 func TestReferencePath(t *testing.T) {
@@ -33,5 +35,28 @@ func TestReferencePath(t *testing.T) {
 		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
 			t.Errorf("referencePath(%q, %q) = %q, %v; want an error containing %q", c.flag, c.env, got, err, c.wantErr)
 		}
+	}
+}
+
+// TestTimePolicies: -policy times the model under float32 and the policy
+// (small batch, one round) and leaves the global policy float32.
+func TestTimePolicies(t *testing.T) {
+	ts, err := timePolicies("mnist_cnn", 4, 2, 1, 1, 2, []string{"float32", "mixed_bfloat16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 2 {
+		t.Fatalf("%d results for 2 policies", len(ts))
+	}
+	for i, s := range ts {
+		if !(s.mean > 0 && s.median > 0) {
+			t.Errorf("policy %d: step times %+v", i, s)
+		}
+	}
+	if p := mixedprecision.GlobalPolicy().Name(); p != "float32" {
+		t.Errorf("global policy %s after timing", p)
+	}
+	if _, err := timePolicies("mnist_cnn", 4, 1, 1, 1, 1, []string{"float32", "bf16"}); err == nil {
+		t.Error("an unknown policy was timed")
 	}
 }
