@@ -48,6 +48,7 @@ type workerConn struct {
 	c           psrpc.WorkerClient
 	close       func() error
 	alive       bool
+	finished    int64 // functions finished here, for MaxStaleness
 	incarnation int64
 	lastErr     error
 }
@@ -281,6 +282,9 @@ func (c *ClusterCoordinator) stop() {
 
 func (c *ClusterCoordinator) finishLocked(cl *closure, val any, err error, worker int) {
 	cl.rv.val, cl.rv.err, cl.rv.worker = val, err, worker
+	if worker >= 0 && worker < len(c.workers) {
+		c.workers[worker].finished++
+	}
 	close(cl.rv.done)
 	c.pending--
 	if err != nil && c.err == nil && c.fatal == nil {
@@ -311,30 +315,51 @@ func (c *ClusterCoordinator) sleep(d time.Duration) bool {
 	}
 }
 
-// setAlive records a worker's state and tells the servers which workers
-// the staleness bound waits for.
+// setAlive records a worker's state.
 func (c *ClusterCoordinator) setAlive(w *workerConn, alive bool) {
 	c.mu.Lock()
 	w.alive = alive
-	var live []int32
+	live := 0
 	for _, x := range c.workers {
 		if x.alive {
-			live = append(live, int32(x.task))
+			live++
 		}
 	}
-	if len(live) == 0 {
+	if live == 0 {
 		c.noWorkerSince = time.Now()
 	} else {
 		c.noWorkerSince = time.Time{}
 	}
+	if alive {
+		// A worker that (re)joins starts level with the slowest live
+		// one, for the staleness bound.
+		slowest := int64(-1)
+		for _, x := range c.workers {
+			if x.alive && x != w && (slowest < 0 || x.finished < slowest) {
+				slowest = x.finished
+			}
+		}
+		w.finished = max(slowest, 0)
+	}
 	c.changed.Broadcast()
 	c.mu.Unlock()
-	_ = c.s.forEachPS(func(p *psClient) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_, err := p.c.SetLiveWorkers(ctx, &psrpc.WorkerSet{Live: live})
-		return err
-	})
+}
+
+// mayTakeLocked reports whether w may start another function under
+// MaxStaleness: it has finished at most k more than the slowest live
+// worker. The slowest worker may always start one, so the bound never
+// holds back every worker.
+func (c *ClusterCoordinator) mayTakeLocked(w *workerConn) bool {
+	k := c.s.cfg.maxStaleness
+	if k < 0 {
+		return true
+	}
+	for _, x := range c.workers {
+		if x.alive && x != w && w.finished-x.finished > int64(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // workerLoop runs closures on one worker while it is alive, and probes it
@@ -365,7 +390,7 @@ func (c *ClusterCoordinator) workerLoop(w *workerConn) {
 			c.setAlive(w, true)
 		}
 		c.mu.Lock()
-		for len(c.queue) == 0 && !c.stopped && c.fatal == nil {
+		for (len(c.queue) == 0 || !c.mayTakeLocked(w)) && !c.stopped && c.fatal == nil {
 			c.changed.Wait()
 		}
 		if c.stopped || c.fatal != nil {

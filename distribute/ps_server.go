@@ -29,24 +29,14 @@ type psServer struct {
 	name string
 
 	mu      sync.Mutex
-	changed *sync.Cond // a push was applied or the live workers changed
 	vars    map[int64]*ops.Variable
 	optCfg  string
 	opt     optimizers.Optimizer
 	version int64
-	// Staleness bookkeeping: pushes per worker, and the workers the bound
-	// waits for (the coordinator updates them as workers die and rejoin).
-	clocks map[int32]int64
-	live   map[int32]bool
 }
 
 func newPSServer(s *ParameterServerStrategy) *psServer {
-	p := &psServer{s: s, name: fmt.Sprintf("ps:%d", s.taskID), vars: map[int64]*ops.Variable{}, clocks: map[int32]int64{}, live: map[int32]bool{}}
-	p.changed = sync.NewCond(&p.mu)
-	for w := range s.spec["worker"] {
-		p.live[int32(w)] = true
-	}
-	return p
+	return &psServer{s: s, name: fmt.Sprintf("ps:%d", s.taskID), vars: map[int64]*ops.Variable{}}
 }
 
 func (p *psServer) errorf(c codes.Code, format string, args ...any) error {
@@ -217,48 +207,12 @@ func sameExcept(a, b map[string]any, key string) bool {
 	return true
 }
 
-// tooFarAheadLocked reports whether worker w, about to make its next push,
-// is more than maxStaleness pushes ahead of the slowest live worker, and
-// names that worker.
-func (p *psServer) tooFarAheadLocked(w int32) (bool, int32) {
-	k := p.s.cfg.maxStaleness
-	if k < 0 || w < 0 {
-		return false, 0
-	}
-	mine := p.clocks[w] + 1
-	for u, ok := range p.live {
-		if ok && u != w && mine-p.clocks[u] > int64(k)+1 {
-			return true, u
-		}
-	}
-	return false, 0
-}
-
-func (p *psServer) Push(ctx context.Context, req *psrpc.PushRequest) (*psrpc.PullResponse, error) {
+func (p *psServer) Push(_ context.Context, req *psrpc.PushRequest) (*psrpc.PullResponse, error) {
 	if len(req.Ids) != len(req.Grads) {
 		return nil, p.errorf(codes.InvalidArgument, "push: %d gradients for %d variables", len(req.Grads), len(req.Ids))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if far, _ := p.tooFarAheadLocked(req.Worker); far {
-		stop := context.AfterFunc(ctx, func() {
-			p.mu.Lock()
-			p.changed.Broadcast()
-			p.mu.Unlock()
-		})
-		for {
-			far, slow := p.tooFarAheadLocked(req.Worker)
-			if !far {
-				break
-			}
-			if ctx.Err() != nil {
-				stop()
-				return nil, p.errorf(codes.DeadlineExceeded, "worker:%d waited for worker:%d to catch up (MaxStaleness %d) until its deadline", req.Worker, slow, p.s.cfg.maxStaleness)
-			}
-			p.changed.Wait()
-		}
-		stop()
-	}
 	vars, err := p.lookupLocked(req.Ids)
 	if err != nil {
 		return nil, err
@@ -278,10 +232,6 @@ func (p *psServer) Push(ctx context.Context, req *psrpc.PushRequest) (*psrpc.Pul
 		return nil, p.errorf(codes.InvalidArgument, "applying worker:%d's gradients: %v", req.Worker, err)
 	}
 	p.version++
-	if req.Worker >= 0 {
-		p.clocks[req.Worker]++
-	}
-	p.changed.Broadcast()
 	return &psrpc.PullResponse{Values: valuesOf(vars), Version: p.version}, nil
 }
 
@@ -400,31 +350,6 @@ func (p *psServer) SetOptimizerState(_ context.Context, st *psrpc.OptimizerState
 	if ovs := opt.Variables(); len(ovs) > 0 {
 		_ = ovs[0].Assign([]float32{float32(st.Iterations)})
 	}
-	return &psrpc.Empty{}, nil
-}
-
-func (p *psServer) SetLiveWorkers(_ context.Context, ws *psrpc.WorkerSet) (*psrpc.Empty, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	live := map[int32]bool{}
-	for _, w := range ws.Live {
-		live[w] = true
-	}
-	// A worker that comes back starts level with the slowest of the
-	// others, not at the count it died with.
-	var slowest int64 = -1
-	for w := range live {
-		if p.live[w] && (slowest < 0 || p.clocks[w] < slowest) {
-			slowest = p.clocks[w]
-		}
-	}
-	for w := range live {
-		if !p.live[w] && slowest >= 0 {
-			p.clocks[w] = max(p.clocks[w], slowest)
-		}
-	}
-	p.live = live
-	p.changed.Broadcast()
 	return &psrpc.Empty{}, nil
 }
 

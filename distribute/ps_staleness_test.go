@@ -3,7 +3,7 @@ package distribute
 import (
 	"context"
 	"encoding/json"
-	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,73 +12,37 @@ import (
 	"github.com/gokeras/gokeras/keras/optimizers"
 )
 
-// TestPSStalenessBound: with MaxStaleness(0) a worker that is ahead of the
-// slowest live worker waits for it (and says so at its deadline); the slow
-// worker's push releases it; a worker the coordinator declared dead is not
-// waited for.
+// TestPSStalenessBound: with MaxStaleness(1) a worker 2 functions ahead
+// of the slowest live worker gets no new one; a dead worker is not waited
+// for; one that rejoins starts level with the slowest.
 func TestPSStalenessBound(t *testing.T) {
-	s := &ParameterServerStrategy{cfg: defaultPSConfig(), spec: ClusterSpec{"worker": {"a:1", "b:1"}}, taskType: "ps"}
-	s.cfg.maxStaleness = 0
-	p := newPSServer(s)
-	ctx := context.Background()
-	if _, err := p.Init(ctx, &psrpc.InitRequest{Vars: []*psrpc.VarSpec{{Id: 0, Name: "w", Shape: []int64{2}, Trainable: true, Value: psrpc.EncodeFloat32s([]float32{1, 2})}}}); err != nil {
-		t.Fatal(err)
+	s := &ParameterServerStrategy{cfg: defaultPSConfig()}
+	s.cfg.maxStaleness = 1
+	c := &ClusterCoordinator{s: s}
+	c.changed = sync.NewCond(&c.mu)
+	for i := range 3 {
+		c.workers = append(c.workers, &workerConn{task: i, alive: true})
 	}
-	cfg, _ := json.Marshal(keras.OptimizerConfig(optimizers.NewSGD()))
-	push := func(ctx context.Context, w int32) error {
-		_, err := p.Push(ctx, &psrpc.PushRequest{Worker: w, Optimizer: string(cfg), Ids: []int64{0}, Grads: [][]byte{psrpc.EncodeFloat32s([]float32{1, 1})}})
-		return err
+	w := c.workers
+	w[0].finished, w[1].finished, w[2].finished = 3, 2, 1
+	if c.mayTakeLocked(w[0]) {
+		t.Error("worker 0, 2 ahead of worker 2, may start a function")
 	}
-	if err := push(ctx, 0); err != nil {
-		t.Fatal(err)
+	if !c.mayTakeLocked(w[1]) || !c.mayTakeLocked(w[2]) {
+		t.Error("workers 1 and 2 are held back")
 	}
-	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-	err := push(short, 0)
-	cancel()
-	if err == nil || !strings.Contains(err.Error(), "worker:1 to catch up") {
-		t.Fatalf("a push one ahead with MaxStaleness(0): err = %v", err)
+	c.setAlive(w[2], false)
+	if !c.mayTakeLocked(w[0]) {
+		t.Error("worker 0 waits for the dead worker 2")
 	}
-	done := make(chan error, 1)
-	go func() { done <- push(ctx, 0) }()
-	select {
-	case err := <-done:
-		t.Fatalf("worker 0 pushed (%v) before worker 1 caught up", err)
-	case <-time.After(50 * time.Millisecond):
+	c.setAlive(w[2], true)
+	if w[2].finished != 2 || !c.mayTakeLocked(w[0]) {
+		t.Errorf("the rejoined worker starts at %d functions, want 2 (the slowest live)", w[2].finished)
 	}
-	if err := push(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("worker 1's push did not release worker 0")
-	}
-	// Worker 1 dies: worker 0 runs on alone.
-	if _, err := p.SetLiveWorkers(ctx, &psrpc.WorkerSet{Live: []int32{0}}); err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		c, cancel := context.WithTimeout(ctx, time.Second)
-		err := push(c, 0)
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	// It comes back level with worker 0, not 3 behind.
-	if _, err := p.SetLiveWorkers(ctx, &psrpc.WorkerSet{Live: []int32{0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	c, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	if err := push(c, 1); err != nil {
-		t.Fatalf("the rejoined worker waited: %v", err)
-	}
-	if p.version != 7 {
-		t.Errorf("%d pushes applied, want 7", p.version)
+	s.cfg.maxStaleness = -1
+	w[0].finished = 100
+	if !c.mayTakeLocked(w[0]) {
+		t.Error("without MaxStaleness a worker is held back")
 	}
 }
 

@@ -48,10 +48,12 @@ func VariablePartitioner(p Partitioner) ParameterServerOption {
 	return func(c *psConfig) { c.partitioner = p }
 }
 
-// MaxStaleness bounds how far apart the workers' updates may drift (stale
-// synchronous parallel): a worker's push waits while it has pushed more
-// than k updates more than the slowest live worker. k < 0 (the default) is
-// fully asynchronous, as TensorFlow; k = 0 makes the workers take turns.
+// MaxStaleness bounds how far apart the workers may drift (stale
+// synchronous parallel): the coordinator gives a worker no new function
+// while it has finished more than k functions more than the slowest live
+// worker (a dead worker is not waited for; one that rejoins starts level
+// with the slowest). k < 0 (the default) is fully asynchronous, as
+// TensorFlow; k = 0 keeps the workers in step.
 func MaxStaleness(k int) ParameterServerOption {
 	return func(c *psConfig) { c.maxStaleness = k }
 }

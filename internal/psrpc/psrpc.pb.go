@@ -292,7 +292,6 @@ type PushRequest struct {
 	Optimizer     string                 `protobuf:"bytes,2,opt,name=optimizer,proto3" json:"optimizer,omitempty"` // {"class_name": ..., "config": ...} as JSON
 	Ids           []int64                `protobuf:"varint,3,rep,packed,name=ids,proto3" json:"ids,omitempty"`
 	Grads         [][]byte               `protobuf:"bytes,4,rep,name=grads,proto3" json:"grads,omitempty"`
-	Clock         int64                  `protobuf:"varint,5,opt,name=clock,proto3" json:"clock,omitempty"` // the worker's count of pushes, this one included
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -353,13 +352,6 @@ func (x *PushRequest) GetGrads() [][]byte {
 		return x.Grads
 	}
 	return nil
-}
-
-func (x *PushRequest) GetClock() int64 {
-	if x != nil {
-		return x.Clock
-	}
-	return 0
 }
 
 type AssignRequest struct {
@@ -534,50 +526,6 @@ func (x *OptimizerState) GetSlots() []*Slot {
 	return nil
 }
 
-type WorkerSet struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Live          []int32                `protobuf:"varint,1,rep,packed,name=live,proto3" json:"live,omitempty"` // workers the staleness bound waits for
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *WorkerSet) Reset() {
-	*x = WorkerSet{}
-	mi := &file_psrpc_proto_msgTypes[9]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *WorkerSet) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*WorkerSet) ProtoMessage() {}
-
-func (x *WorkerSet) ProtoReflect() protoreflect.Message {
-	mi := &file_psrpc_proto_msgTypes[9]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use WorkerSet.ProtoReflect.Descriptor instead.
-func (*WorkerSet) Descriptor() ([]byte, []int) {
-	return file_psrpc_proto_rawDescGZIP(), []int{9}
-}
-
-func (x *WorkerSet) GetLive() []int32 {
-	if x != nil {
-		return x.Live
-	}
-	return nil
-}
-
 type Empty struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -586,7 +534,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_psrpc_proto_msgTypes[10]
+	mi := &file_psrpc_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -598,7 +546,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_psrpc_proto_msgTypes[10]
+	mi := &file_psrpc_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -611,7 +559,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_psrpc_proto_rawDescGZIP(), []int{10}
+	return file_psrpc_proto_rawDescGZIP(), []int{9}
 }
 
 type Status struct {
@@ -624,7 +572,7 @@ type Status struct {
 
 func (x *Status) Reset() {
 	*x = Status{}
-	mi := &file_psrpc_proto_msgTypes[11]
+	mi := &file_psrpc_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -636,7 +584,7 @@ func (x *Status) String() string {
 func (*Status) ProtoMessage() {}
 
 func (x *Status) ProtoReflect() protoreflect.Message {
-	mi := &file_psrpc_proto_msgTypes[11]
+	mi := &file_psrpc_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -649,7 +597,7 @@ func (x *Status) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Status.ProtoReflect.Descriptor instead.
 func (*Status) Descriptor() ([]byte, []int) {
-	return file_psrpc_proto_rawDescGZIP(), []int{11}
+	return file_psrpc_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Status) GetInitialized() bool {
@@ -683,7 +631,7 @@ type Value struct {
 
 func (x *Value) Reset() {
 	*x = Value{}
-	mi := &file_psrpc_proto_msgTypes[12]
+	mi := &file_psrpc_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -695,7 +643,7 @@ func (x *Value) String() string {
 func (*Value) ProtoMessage() {}
 
 func (x *Value) ProtoReflect() protoreflect.Message {
-	mi := &file_psrpc_proto_msgTypes[12]
+	mi := &file_psrpc_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -708,7 +656,7 @@ func (x *Value) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Value.ProtoReflect.Descriptor instead.
 func (*Value) Descriptor() ([]byte, []int) {
-	return file_psrpc_proto_rawDescGZIP(), []int{12}
+	return file_psrpc_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Value) GetKind() isValue_Kind {
@@ -792,7 +740,7 @@ type Tensor struct {
 
 func (x *Tensor) Reset() {
 	*x = Tensor{}
-	mi := &file_psrpc_proto_msgTypes[13]
+	mi := &file_psrpc_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -804,7 +752,7 @@ func (x *Tensor) String() string {
 func (*Tensor) ProtoMessage() {}
 
 func (x *Tensor) ProtoReflect() protoreflect.Message {
-	mi := &file_psrpc_proto_msgTypes[13]
+	mi := &file_psrpc_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -817,7 +765,7 @@ func (x *Tensor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tensor.ProtoReflect.Descriptor instead.
 func (*Tensor) Descriptor() ([]byte, []int) {
-	return file_psrpc_proto_rawDescGZIP(), []int{13}
+	return file_psrpc_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Tensor) GetShape() []int64 {
@@ -846,7 +794,7 @@ type RunRequest struct {
 
 func (x *RunRequest) Reset() {
 	*x = RunRequest{}
-	mi := &file_psrpc_proto_msgTypes[14]
+	mi := &file_psrpc_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +806,7 @@ func (x *RunRequest) String() string {
 func (*RunRequest) ProtoMessage() {}
 
 func (x *RunRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_psrpc_proto_msgTypes[14]
+	mi := &file_psrpc_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +819,7 @@ func (x *RunRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunRequest.ProtoReflect.Descriptor instead.
 func (*RunRequest) Descriptor() ([]byte, []int) {
-	return file_psrpc_proto_rawDescGZIP(), []int{14}
+	return file_psrpc_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RunRequest) GetFunction() int64 {
@@ -914,7 +862,7 @@ type RunResponse struct {
 
 func (x *RunResponse) Reset() {
 	*x = RunResponse{}
-	mi := &file_psrpc_proto_msgTypes[15]
+	mi := &file_psrpc_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -926,7 +874,7 @@ func (x *RunResponse) String() string {
 func (*RunResponse) ProtoMessage() {}
 
 func (x *RunResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_psrpc_proto_msgTypes[15]
+	mi := &file_psrpc_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -939,7 +887,7 @@ func (x *RunResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunResponse.ProtoReflect.Descriptor instead.
 func (*RunResponse) Descriptor() ([]byte, []int) {
-	return file_psrpc_proto_rawDescGZIP(), []int{15}
+	return file_psrpc_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RunResponse) GetResults() []*Value {
@@ -981,7 +929,7 @@ type WorkerStatus struct {
 
 func (x *WorkerStatus) Reset() {
 	*x = WorkerStatus{}
-	mi := &file_psrpc_proto_msgTypes[16]
+	mi := &file_psrpc_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -993,7 +941,7 @@ func (x *WorkerStatus) String() string {
 func (*WorkerStatus) ProtoMessage() {}
 
 func (x *WorkerStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_psrpc_proto_msgTypes[16]
+	mi := &file_psrpc_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1006,7 +954,7 @@ func (x *WorkerStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerStatus.ProtoReflect.Descriptor instead.
 func (*WorkerStatus) Descriptor() ([]byte, []int) {
-	return file_psrpc_proto_rawDescGZIP(), []int{16}
+	return file_psrpc_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WorkerStatus) GetTask() int32 {
@@ -1049,13 +997,12 @@ const file_psrpc_proto_rawDesc = "" +
 	"\x03ids\x18\x01 \x03(\x03R\x03ids\"@\n" +
 	"\fPullResponse\x12\x16\n" +
 	"\x06values\x18\x01 \x03(\fR\x06values\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion\"\x81\x01\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"k\n" +
 	"\vPushRequest\x12\x16\n" +
 	"\x06worker\x18\x01 \x01(\x05R\x06worker\x12\x1c\n" +
 	"\toptimizer\x18\x02 \x01(\tR\toptimizer\x12\x10\n" +
 	"\x03ids\x18\x03 \x03(\x03R\x03ids\x12\x14\n" +
-	"\x05grads\x18\x04 \x03(\fR\x05grads\x12\x14\n" +
-	"\x05clock\x18\x05 \x01(\x03R\x05clock\"9\n" +
+	"\x05grads\x18\x04 \x03(\fR\x05grads\"9\n" +
 	"\rAssignRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\x03R\x03ids\x12\x16\n" +
 	"\x06values\x18\x02 \x03(\fR\x06values\"G\n" +
@@ -1068,9 +1015,7 @@ const file_psrpc_proto_rawDesc = "" +
 	"\n" +
 	"iterations\x18\x02 \x01(\x03R\n" +
 	"iterations\x12)\n" +
-	"\x05slots\x18\x03 \x03(\v2\x13.gokeras.psrpc.SlotR\x05slots\"\x1f\n" +
-	"\tWorkerSet\x12\x12\n" +
-	"\x04live\x18\x01 \x03(\x05R\x04live\"\a\n" +
+	"\x05slots\x18\x03 \x03(\v2\x13.gokeras.psrpc.SlotR\x05slots\"\a\n" +
 	"\x05Empty\"D\n" +
 	"\x06Status\x12 \n" +
 	"\vinitialized\x18\x01 \x01(\bR\vinitialized\x12\x18\n" +
@@ -1098,7 +1043,7 @@ const file_psrpc_proto_rawDesc = "" +
 	"\fWorkerStatus\x12\x12\n" +
 	"\x04task\x18\x01 \x01(\x05R\x04task\x12\x1c\n" +
 	"\tfunctions\x18\x02 \x01(\x03R\tfunctions\x12 \n" +
-	"\vincarnation\x18\x03 \x01(\x03R\vincarnation2\x8b\x05\n" +
+	"\vincarnation\x18\x03 \x01(\x03R\vincarnation2\xc9\x04\n" +
 	"\x0fParameterServer\x128\n" +
 	"\x04Init\x12\x1a.gokeras.psrpc.InitRequest\x1a\x14.gokeras.psrpc.Empty\x12;\n" +
 	"\x05Check\x12\x1b.gokeras.psrpc.CheckRequest\x1a\x15.gokeras.psrpc.Status\x12?\n" +
@@ -1106,8 +1051,7 @@ const file_psrpc_proto_rawDesc = "" +
 	"\x04Push\x12\x1a.gokeras.psrpc.PushRequest\x1a\x1b.gokeras.psrpc.PullResponse\x12<\n" +
 	"\x06Assign\x12\x1c.gokeras.psrpc.AssignRequest\x1a\x14.gokeras.psrpc.Empty\x12H\n" +
 	"\x11GetOptimizerState\x12\x14.gokeras.psrpc.Empty\x1a\x1d.gokeras.psrpc.OptimizerState\x12H\n" +
-	"\x11SetOptimizerState\x12\x1d.gokeras.psrpc.OptimizerState\x1a\x14.gokeras.psrpc.Empty\x12@\n" +
-	"\x0eSetLiveWorkers\x12\x18.gokeras.psrpc.WorkerSet\x1a\x14.gokeras.psrpc.Empty\x123\n" +
+	"\x11SetOptimizerState\x12\x1d.gokeras.psrpc.OptimizerState\x1a\x14.gokeras.psrpc.Empty\x123\n" +
 	"\x04Ping\x12\x14.gokeras.psrpc.Empty\x1a\x15.gokeras.psrpc.Status\x126\n" +
 	"\bShutdown\x12\x14.gokeras.psrpc.Empty\x1a\x14.gokeras.psrpc.Empty2\xb9\x01\n" +
 	"\x06Worker\x12<\n" +
@@ -1127,7 +1071,7 @@ func file_psrpc_proto_rawDescGZIP() []byte {
 	return file_psrpc_proto_rawDescData
 }
 
-var file_psrpc_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_psrpc_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_psrpc_proto_goTypes = []any{
 	(*VarSpec)(nil),        // 0: gokeras.psrpc.VarSpec
 	(*InitRequest)(nil),    // 1: gokeras.psrpc.InitRequest
@@ -1138,50 +1082,47 @@ var file_psrpc_proto_goTypes = []any{
 	(*AssignRequest)(nil),  // 6: gokeras.psrpc.AssignRequest
 	(*Slot)(nil),           // 7: gokeras.psrpc.Slot
 	(*OptimizerState)(nil), // 8: gokeras.psrpc.OptimizerState
-	(*WorkerSet)(nil),      // 9: gokeras.psrpc.WorkerSet
-	(*Empty)(nil),          // 10: gokeras.psrpc.Empty
-	(*Status)(nil),         // 11: gokeras.psrpc.Status
-	(*Value)(nil),          // 12: gokeras.psrpc.Value
-	(*Tensor)(nil),         // 13: gokeras.psrpc.Tensor
-	(*RunRequest)(nil),     // 14: gokeras.psrpc.RunRequest
-	(*RunResponse)(nil),    // 15: gokeras.psrpc.RunResponse
-	(*WorkerStatus)(nil),   // 16: gokeras.psrpc.WorkerStatus
+	(*Empty)(nil),          // 9: gokeras.psrpc.Empty
+	(*Status)(nil),         // 10: gokeras.psrpc.Status
+	(*Value)(nil),          // 11: gokeras.psrpc.Value
+	(*Tensor)(nil),         // 12: gokeras.psrpc.Tensor
+	(*RunRequest)(nil),     // 13: gokeras.psrpc.RunRequest
+	(*RunResponse)(nil),    // 14: gokeras.psrpc.RunResponse
+	(*WorkerStatus)(nil),   // 15: gokeras.psrpc.WorkerStatus
 }
 var file_psrpc_proto_depIdxs = []int32{
 	0,  // 0: gokeras.psrpc.InitRequest.vars:type_name -> gokeras.psrpc.VarSpec
 	0,  // 1: gokeras.psrpc.CheckRequest.vars:type_name -> gokeras.psrpc.VarSpec
 	7,  // 2: gokeras.psrpc.OptimizerState.slots:type_name -> gokeras.psrpc.Slot
-	13, // 3: gokeras.psrpc.Value.tensor:type_name -> gokeras.psrpc.Tensor
-	12, // 4: gokeras.psrpc.RunRequest.args:type_name -> gokeras.psrpc.Value
-	12, // 5: gokeras.psrpc.RunResponse.results:type_name -> gokeras.psrpc.Value
+	12, // 3: gokeras.psrpc.Value.tensor:type_name -> gokeras.psrpc.Tensor
+	11, // 4: gokeras.psrpc.RunRequest.args:type_name -> gokeras.psrpc.Value
+	11, // 5: gokeras.psrpc.RunResponse.results:type_name -> gokeras.psrpc.Value
 	1,  // 6: gokeras.psrpc.ParameterServer.Init:input_type -> gokeras.psrpc.InitRequest
 	2,  // 7: gokeras.psrpc.ParameterServer.Check:input_type -> gokeras.psrpc.CheckRequest
 	3,  // 8: gokeras.psrpc.ParameterServer.Pull:input_type -> gokeras.psrpc.PullRequest
 	5,  // 9: gokeras.psrpc.ParameterServer.Push:input_type -> gokeras.psrpc.PushRequest
 	6,  // 10: gokeras.psrpc.ParameterServer.Assign:input_type -> gokeras.psrpc.AssignRequest
-	10, // 11: gokeras.psrpc.ParameterServer.GetOptimizerState:input_type -> gokeras.psrpc.Empty
+	9,  // 11: gokeras.psrpc.ParameterServer.GetOptimizerState:input_type -> gokeras.psrpc.Empty
 	8,  // 12: gokeras.psrpc.ParameterServer.SetOptimizerState:input_type -> gokeras.psrpc.OptimizerState
-	9,  // 13: gokeras.psrpc.ParameterServer.SetLiveWorkers:input_type -> gokeras.psrpc.WorkerSet
-	10, // 14: gokeras.psrpc.ParameterServer.Ping:input_type -> gokeras.psrpc.Empty
-	10, // 15: gokeras.psrpc.ParameterServer.Shutdown:input_type -> gokeras.psrpc.Empty
-	14, // 16: gokeras.psrpc.Worker.Run:input_type -> gokeras.psrpc.RunRequest
-	10, // 17: gokeras.psrpc.Worker.Ping:input_type -> gokeras.psrpc.Empty
-	10, // 18: gokeras.psrpc.Worker.Shutdown:input_type -> gokeras.psrpc.Empty
-	10, // 19: gokeras.psrpc.ParameterServer.Init:output_type -> gokeras.psrpc.Empty
-	11, // 20: gokeras.psrpc.ParameterServer.Check:output_type -> gokeras.psrpc.Status
-	4,  // 21: gokeras.psrpc.ParameterServer.Pull:output_type -> gokeras.psrpc.PullResponse
-	4,  // 22: gokeras.psrpc.ParameterServer.Push:output_type -> gokeras.psrpc.PullResponse
-	10, // 23: gokeras.psrpc.ParameterServer.Assign:output_type -> gokeras.psrpc.Empty
-	8,  // 24: gokeras.psrpc.ParameterServer.GetOptimizerState:output_type -> gokeras.psrpc.OptimizerState
-	10, // 25: gokeras.psrpc.ParameterServer.SetOptimizerState:output_type -> gokeras.psrpc.Empty
-	10, // 26: gokeras.psrpc.ParameterServer.SetLiveWorkers:output_type -> gokeras.psrpc.Empty
-	11, // 27: gokeras.psrpc.ParameterServer.Ping:output_type -> gokeras.psrpc.Status
-	10, // 28: gokeras.psrpc.ParameterServer.Shutdown:output_type -> gokeras.psrpc.Empty
-	15, // 29: gokeras.psrpc.Worker.Run:output_type -> gokeras.psrpc.RunResponse
-	16, // 30: gokeras.psrpc.Worker.Ping:output_type -> gokeras.psrpc.WorkerStatus
-	10, // 31: gokeras.psrpc.Worker.Shutdown:output_type -> gokeras.psrpc.Empty
-	19, // [19:32] is the sub-list for method output_type
-	6,  // [6:19] is the sub-list for method input_type
+	9,  // 13: gokeras.psrpc.ParameterServer.Ping:input_type -> gokeras.psrpc.Empty
+	9,  // 14: gokeras.psrpc.ParameterServer.Shutdown:input_type -> gokeras.psrpc.Empty
+	13, // 15: gokeras.psrpc.Worker.Run:input_type -> gokeras.psrpc.RunRequest
+	9,  // 16: gokeras.psrpc.Worker.Ping:input_type -> gokeras.psrpc.Empty
+	9,  // 17: gokeras.psrpc.Worker.Shutdown:input_type -> gokeras.psrpc.Empty
+	9,  // 18: gokeras.psrpc.ParameterServer.Init:output_type -> gokeras.psrpc.Empty
+	10, // 19: gokeras.psrpc.ParameterServer.Check:output_type -> gokeras.psrpc.Status
+	4,  // 20: gokeras.psrpc.ParameterServer.Pull:output_type -> gokeras.psrpc.PullResponse
+	4,  // 21: gokeras.psrpc.ParameterServer.Push:output_type -> gokeras.psrpc.PullResponse
+	9,  // 22: gokeras.psrpc.ParameterServer.Assign:output_type -> gokeras.psrpc.Empty
+	8,  // 23: gokeras.psrpc.ParameterServer.GetOptimizerState:output_type -> gokeras.psrpc.OptimizerState
+	9,  // 24: gokeras.psrpc.ParameterServer.SetOptimizerState:output_type -> gokeras.psrpc.Empty
+	10, // 25: gokeras.psrpc.ParameterServer.Ping:output_type -> gokeras.psrpc.Status
+	9,  // 26: gokeras.psrpc.ParameterServer.Shutdown:output_type -> gokeras.psrpc.Empty
+	14, // 27: gokeras.psrpc.Worker.Run:output_type -> gokeras.psrpc.RunResponse
+	15, // 28: gokeras.psrpc.Worker.Ping:output_type -> gokeras.psrpc.WorkerStatus
+	9,  // 29: gokeras.psrpc.Worker.Shutdown:output_type -> gokeras.psrpc.Empty
+	18, // [18:30] is the sub-list for method output_type
+	6,  // [6:18] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -1192,7 +1133,7 @@ func file_psrpc_proto_init() {
 	if File_psrpc_proto != nil {
 		return
 	}
-	file_psrpc_proto_msgTypes[12].OneofWrappers = []any{
+	file_psrpc_proto_msgTypes[11].OneofWrappers = []any{
 		(*Value_Scalar)(nil),
 		(*Value_Tensor)(nil),
 		(*Value_Dataset)(nil),
@@ -1204,7 +1145,7 @@ func file_psrpc_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_psrpc_proto_rawDesc), len(file_psrpc_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

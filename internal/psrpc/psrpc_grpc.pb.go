@@ -30,7 +30,6 @@ const (
 	ParameterServer_Assign_FullMethodName            = "/gokeras.psrpc.ParameterServer/Assign"
 	ParameterServer_GetOptimizerState_FullMethodName = "/gokeras.psrpc.ParameterServer/GetOptimizerState"
 	ParameterServer_SetOptimizerState_FullMethodName = "/gokeras.psrpc.ParameterServer/SetOptimizerState"
-	ParameterServer_SetLiveWorkers_FullMethodName    = "/gokeras.psrpc.ParameterServer/SetLiveWorkers"
 	ParameterServer_Ping_FullMethodName              = "/gokeras.psrpc.ParameterServer/Ping"
 	ParameterServer_Shutdown_FullMethodName          = "/gokeras.psrpc.ParameterServer/Shutdown"
 )
@@ -46,7 +45,6 @@ type ParameterServerClient interface {
 	Assign(ctx context.Context, in *AssignRequest, opts ...grpc.CallOption) (*Empty, error)
 	GetOptimizerState(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*OptimizerState, error)
 	SetOptimizerState(ctx context.Context, in *OptimizerState, opts ...grpc.CallOption) (*Empty, error)
-	SetLiveWorkers(ctx context.Context, in *WorkerSet, opts ...grpc.CallOption) (*Empty, error)
 	Ping(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*Status, error)
 	Shutdown(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*Empty, error)
 }
@@ -129,16 +127,6 @@ func (c *parameterServerClient) SetOptimizerState(ctx context.Context, in *Optim
 	return out, nil
 }
 
-func (c *parameterServerClient) SetLiveWorkers(ctx context.Context, in *WorkerSet, opts ...grpc.CallOption) (*Empty, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(Empty)
-	err := c.cc.Invoke(ctx, ParameterServer_SetLiveWorkers_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 func (c *parameterServerClient) Ping(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*Status, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Status)
@@ -170,7 +158,6 @@ type ParameterServerServer interface {
 	Assign(context.Context, *AssignRequest) (*Empty, error)
 	GetOptimizerState(context.Context, *Empty) (*OptimizerState, error)
 	SetOptimizerState(context.Context, *OptimizerState) (*Empty, error)
-	SetLiveWorkers(context.Context, *WorkerSet) (*Empty, error)
 	Ping(context.Context, *Empty) (*Status, error)
 	Shutdown(context.Context, *Empty) (*Empty, error)
 	mustEmbedUnimplementedParameterServerServer()
@@ -203,9 +190,6 @@ func (UnimplementedParameterServerServer) GetOptimizerState(context.Context, *Em
 }
 func (UnimplementedParameterServerServer) SetOptimizerState(context.Context, *OptimizerState) (*Empty, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SetOptimizerState not implemented")
-}
-func (UnimplementedParameterServerServer) SetLiveWorkers(context.Context, *WorkerSet) (*Empty, error) {
-	return nil, status.Errorf(codes.Unimplemented, "method SetLiveWorkers not implemented")
 }
 func (UnimplementedParameterServerServer) Ping(context.Context, *Empty) (*Status, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Ping not implemented")
@@ -360,24 +344,6 @@ func _ParameterServer_SetOptimizerState_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
-func _ParameterServer_SetLiveWorkers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(WorkerSet)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(ParameterServerServer).SetLiveWorkers(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: ParameterServer_SetLiveWorkers_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(ParameterServerServer).SetLiveWorkers(ctx, req.(*WorkerSet))
-	}
-	return interceptor(ctx, in, info, handler)
-}
-
 func _ParameterServer_Ping_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(Empty)
 	if err := dec(in); err != nil {
@@ -448,10 +414,6 @@ var ParameterServer_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetOptimizerState",
 			Handler:    _ParameterServer_SetOptimizerState_Handler,
-		},
-		{
-			MethodName: "SetLiveWorkers",
-			Handler:    _ParameterServer_SetLiveWorkers_Handler,
 		},
 		{
 			MethodName: "Ping",

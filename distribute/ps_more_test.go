@@ -1,0 +1,158 @@
+package distribute_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gokeras/gokeras/distribute"
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/optimizers"
+)
+
+// psBNModel has BatchNormalization, whose moving statistics are
+// non-trainable variables the step changes.
+func psBNModel(t testing.TB) *keras.Model {
+	t.Helper()
+	layers.SetRandomSeed(5)
+	m, err := keras.NewSequential(
+		layers.NewDense(6, layers.WithInputShape(5), layers.WithName("hidden")),
+		layers.NewBatchNormalization(layers.WithName("bn")),
+		layers.NewDense(1, layers.WithName("out")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(keras.CompileConfig{Optimizer: optimizers.NewSGD(optimizers.LearningRate(0.05), optimizers.Momentum(0.9)), Loss: losses.NewMeanSquaredError()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Build(1, 5); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestPSBatchNormStatistics: the moving statistics a worker's step
+// changes reach the servers (assigned after the step), and with one worker
+// every variable, trainable or not, equals a local run's; SGD's momentum
+// lives on the server.
+func TestPSBatchNormStatistics(t *testing.T) {
+	c := startInProcess(t, 1, 2)
+	var chief *keras.Model
+	var coords []*distribute.ClusterCoordinator
+	var step *distribute.RemoteFunction
+	for _, s := range c.tasks() {
+		m := psBNModel(t)
+		if err := s.Track(m.Weights()...); err != nil {
+			t.Fatal(err)
+		}
+		coord, _ := distribute.NewClusterCoordinator(s)
+		f := trainStep(m)
+		fn := coord.Function("train", func(args ...any) (any, error) {
+			x, y := psBatch(int(args[0].(float64)))
+			_, err := s.Run(f, x, y)
+			return nil, err
+		})
+		if s == c.chief {
+			chief, step = m, fn
+		}
+		coords = append(coords, coord)
+	}
+	for i := range 5 {
+		if _, err := coords[0].Schedule(step, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := coords[0].Join(); err != nil {
+		t.Fatal(err)
+	}
+	local := psBNModel(t)
+	f := trainStep(local)
+	for i := range 5 {
+		x, y := psBatch(i)
+		if _, err := f.CallValues(x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.chief.PullVariables(); err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for i, v := range chief.Weights() {
+		lv := local.Weights()[i]
+		if d := relDiff(v.Data(0), lv.Data(0)); d != 0 {
+			t.Errorf("%s (trainable %v) differs from the local run by %g", v.Name(), v.Trainable(), d)
+		}
+		if !v.Trainable() && (v.Data(0)[0] != 0 && v.Data(0)[0] != 1) {
+			moved = true
+		}
+	}
+	if !moved {
+		t.Error("the moving statistics never left their initial values")
+	}
+	st, err := c.chief.OptimizerState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.Slots["hidden/kernel"]["momentum"]; !ok || st.Iterations != 5 {
+		t.Errorf("servers' optimizer: %d iterations, slots of %v", st.Iterations, st.Slots)
+	}
+}
+
+// TestPSStalenessEndToEnd: a fast and a slow worker. Fully asynchronous,
+// the fast one takes most steps; with MaxStaleness(1) it waits for the
+// slow one and the two push about equally often.
+func TestPSStalenessEndToEnd(t *testing.T) {
+	run := func(opts ...distribute.ParameterServerOption) map[int]int {
+		c := startInProcess(t, 2, 1, opts...)
+		var coord *distribute.ClusterCoordinator
+		var step *distribute.RemoteFunction
+		for i, s := range c.tasks() {
+			m := psModel(t)
+			if err := s.Track(m.Weights()...); err != nil {
+				t.Fatal(err)
+			}
+			co, _ := distribute.NewClusterCoordinator(s)
+			f := trainStep(m)
+			slow := i == 2 // worker 1
+			fn := co.Function("train", func(args ...any) (any, error) {
+				if slow {
+					time.Sleep(30 * time.Millisecond)
+				}
+				x, y := psBatch(int(args[0].(float64)))
+				_, err := s.Run(f, x, y)
+				return nil, err
+			})
+			if i == 0 {
+				coord, step = co, fn
+			}
+		}
+		var rvs []*distribute.RemoteValue
+		for i := range 24 {
+			rv, err := coord.Schedule(step, i%4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rvs = append(rvs, rv)
+		}
+		within(t, 20*time.Second, "Join", func() {
+			if err := coord.Join(); err != nil {
+				t.Error(err)
+			}
+		})
+		ran := map[int]int{}
+		for _, rv := range rvs {
+			ran[rv.Worker()]++
+		}
+		return ran
+	}
+	free := run()
+	bounded := run(distribute.MaxStaleness(1))
+	t.Logf("steps per worker: asynchronous %v, MaxStaleness(1) %v", free, bounded)
+	if free[0] <= free[1]+2 {
+		t.Errorf("asynchronous: the fast worker ran %d steps, the slow %d; want the fast one well ahead", free[0], free[1])
+	}
+	if d := bounded[0] - bounded[1]; d < -2 || d > 2 {
+		t.Errorf("MaxStaleness(1): %v steps per worker, want within 2 of each other", bounded)
+	}
+}
