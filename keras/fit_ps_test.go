@@ -160,6 +160,8 @@ func TestPSFitTrains(t *testing.T) {
 		return lr / 2
 	})
 	cfg.Callbacks = []keras.Callback{check, halve}
+	xv, yv := linearData(64, 12)
+	cfg.ValidationData = []*tensor.Dense{xv, yv}
 	hist, err := fitWithin(t, 60*time.Second, chief, x, y, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -168,8 +170,8 @@ func TestPSFitTrains(t *testing.T) {
 		t.Errorf("callbacks saw the coordinator's weights differ from the servers' in %v", mismatch)
 	}
 	loss := hist.History["loss"]
-	if len(loss) != 4 || len(hist.History["mae"]) != 4 {
-		t.Fatalf("history %v, want 4 epochs of loss and mae", hist.History)
+	if len(loss) != 4 || len(hist.History["mae"]) != 4 || len(hist.History["val_loss"]) != 4 {
+		t.Fatalf("history %v, want 4 epochs of loss, mae and val_loss", hist.History)
 	}
 	if !(loss[3] < loss[0]/4) {
 		t.Errorf("loss per epoch %v: did not learn", loss)
