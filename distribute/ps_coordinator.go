@@ -413,14 +413,18 @@ func (c *ClusterCoordinator) run(w *workerConn, cl *closure) {
 	if err != nil {
 		st, _ := status.FromError(err)
 		switch st.Code() {
-		case codes.FailedPrecondition, codes.InvalidArgument:
+		case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.Aborted:
+		default:
+			// Not the worker's loss: a mismatched registration, an
+			// argument or a result that cannot travel. Running it
+			// elsewhere would fail the same way.
 			c.mu.Lock()
-			c.finishLocked(cl, nil, fmt.Errorf("distribute: %s (#%d): %s", cl.fn.name, cl.id, st.Message()), w.task)
+			c.finishLocked(cl, nil, fmt.Errorf("distribute: %s (#%d) on worker:%d: %s: %s", cl.fn.name, cl.id, w.task, st.Code(), st.Message()), w.task)
 			c.mu.Unlock()
 			return
 		}
-		// Lost (Unavailable), too slow (DeadlineExceeded) or anything
-		// else of the transport: run it elsewhere, probe this one.
+		// Lost (Unavailable) or too slow (DeadlineExceeded): run it
+		// elsewhere, probe this one.
 		c.mu.Lock()
 		w.lastErr = err
 		if !c.stopped && c.fatal == nil {
