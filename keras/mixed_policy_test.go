@@ -502,7 +502,9 @@ func TestMixedFloat16LoadsKerasModel(t *testing.T) {
 		X, Predictions []float32
 		Policies       []string
 		Optimizer      string
-		Inner          string `json:"inner_optimizer"`
+		Inner          string  `json:"inner_optimizer"`
+		DynamicScale   float64 `json:"dynamic_scale"`
+		Iterations     int64
 	}
 	if err := json.Unmarshal(raw, &ref); err != nil {
 		t.Fatal(err)
@@ -525,6 +527,9 @@ func TestMixedFloat16LoadsKerasModel(t *testing.T) {
 	}
 	if _, ok := lso.InnerOptimizer().(*optimizers.Adam); !ok || ref.Inner != "Adam" {
 		t.Errorf("inner optimizer %T, Keras %s", lso.InnerOptimizer(), ref.Inner)
+	}
+	if it, _, s := lsoState(lso); it != ref.Iterations || s != ref.DynamicScale {
+		t.Errorf("loaded optimizer state: iterations %d, dynamic_scale %g; Keras %d, %g", it, s, ref.Iterations, ref.DynamicScale)
 	}
 	got, err := m.Predict(tensor.New(tensor.WithShape(len(ref.X)/3, 3), tensor.WithBacking(ref.X)), keras.PredictConfig{Verbose: keras.VerboseSilent})
 	if err != nil {

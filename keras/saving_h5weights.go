@@ -61,8 +61,14 @@ func (m *Model) h5Dataset(name string, v structVar) (*hdf5.Dataset, error) {
 	case kindLearningRate:
 		return &hdf5.Dataset{Name: name, Value: []float32{float32(m.optimizer.CurrentLearningRate())}}, nil
 	case kindUProduct:
-		beta1, _ := toFloat(m.optimizer.GetConfig()["beta_1"])
+		beta1, _ := toFloat(compiledOptimizer(m.optimizer).GetConfig()["beta_1"])
 		return &hdf5.Dataset{Name: name, Value: []float32{nadamUProduct(beta1, m.optimizer.Iterations())}}, nil
+	case kindIntVariable:
+		return &hdf5.Dataset{Name: name, Value: []int64{int64(v.v.Data(0)[0])}}, nil
+	case kindZeroInt:
+		return &hdf5.Dataset{Name: name, Value: []int64{0}}, nil
+	case kindZeroFloat:
+		return &hdf5.Dataset{Name: name, Value: []float32{0}}, nil
 	}
 	return &hdf5.Dataset{Name: name, Shape: slices.Clone([]int(v.v.Shape())), Value: v.v.Numpy()}, nil
 }
@@ -103,7 +109,7 @@ func (m *Model) h5Restore(root *hdf5.Group, withOptimizer bool) (func() error, e
 		if g, _, err := root.Lookup("optimizer/vars"); err == nil && g != nil {
 			// An optimizer that has not trained has no slots yet: make
 			// them when the file has them.
-			if len(g.Datasets) > len(m.optimizer.Variables())+1 {
+			if len(g.Datasets) > optimizerFileVars(m.optimizer) {
 				if err := m.createOptimizerSlots(); err != nil {
 					return nil, err
 				}
@@ -242,8 +248,15 @@ func h5Assigner(m *Model, path string, v structVar, d *hdf5.Dataset) (func() err
 			}
 			return nil
 		}, nil
-	case kindUProduct:
-		return func() error { return nil }, nil // computed from the step count
+	case kindUProduct, kindZeroInt, kindZeroFloat:
+		return func() error { return nil }, nil // computed from the step count, or not kept
+	case kindIntVariable:
+		n, err := h5Int(d.Value)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%s: not a non-negative integer scalar (%T)", path, d.Value)
+		}
+		iv := v.v
+		return func() error { return iv.Assign([]float32{float32(n)}) }, nil
 	}
 	vals, err := h5Float32s(d.Value)
 	if err != nil {

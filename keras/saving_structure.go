@@ -40,6 +40,9 @@ const (
 	kindIterations                  // the optimizer's step count (int64)
 	kindLearningRate                // the optimizer's constant learning rate
 	kindUProduct                    // Nadam's running product of momentum factors
+	kindIntVariable                 // an *ops.Variable holding an integer, saved as int64 (a LossScaleOptimizer's step_counter)
+	kindZeroInt                     // an int64 0 gokeras does not keep (a LossScaleOptimizer's own iteration; read and ignored)
+	kindZeroFloat                   // a float32 0 gokeras does not keep (a LossScaleOptimizer's own learning rate)
 )
 
 // structVar is one dataset of a weights file.
@@ -103,12 +106,16 @@ func (m *Model) structure(withOptimizer bool) ([]structEntry, error) {
 	if err := m.structureAt("", &out, seen); err != nil {
 		return nil, err
 	}
-	if withOptimizer && m.optimizer != nil && !lossScaled(m.optimizer) { // mixed_saving.go
+	if withOptimizer && m.optimizer != nil {
 		vars, err := m.kerasOptimizerVars()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, structEntry{path: "optimizer", name: m.optimizer.Name(), vars: vars, optimizer: true})
+		if lso, ok := m.optimizer.(*optimizers.LossScaleOptimizer); ok { // mixed_saving.go
+			out = append(out, lossScaleEntries(lso, vars)...)
+		} else {
+			out = append(out, structEntry{path: "optimizer", name: m.optimizer.Name(), vars: vars, optimizer: true})
+		}
 	}
 	return out, nil
 }
@@ -291,7 +298,7 @@ func kerasSnake(name string) string {
 // Nadam ends with its running product u_product. A not yet built
 // optimizer has only the first two.
 func (m *Model) kerasOptimizerVars() ([]structVar, error) {
-	opt := m.optimizer
+	opt := compiledOptimizer(m.optimizer) // a LossScaleOptimizer's inner one
 	out := []structVar{{kind: kindIterations, shape: ops.Shape{}}}
 	if _, ok := m.constantLearningRate(); ok {
 		out = append(out, structVar{kind: kindLearningRate, shape: ops.Shape{}})

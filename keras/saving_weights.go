@@ -183,6 +183,10 @@ func (m *Model) writeStructVars(nw *npzWriter, withOptimizer bool) error {
 			err = nw.addFloat32(keys[i], v.shape, v.v.Numpy())
 		case kindIterations:
 			err = nw.addInt64(keys[i], nil, []int64{m.optimizer.Iterations()})
+		case kindIntVariable:
+			err = nw.addInt64(keys[i], nil, []int64{int64(v.v.Data(0)[0])})
+		case kindZeroInt:
+			err = nw.addInt64(keys[i], nil, []int64{0})
 		case kindLearningRate:
 			// float64 here, so that a checkpoint restores the rate exactly
 			// (Keras' variable, and the .weights.h5 file, hold a float32).
@@ -392,7 +396,7 @@ func (m *Model) npzCheckpointRestore(r *npzReader) (func() error, error) {
 	if m.optimizer == nil && fileOpt > 0 {
 		warnf("keras: the checkpoint holds optimizer variables, but model %s has no optimizer: they are not restored", m.name)
 	}
-	if m.optimizer != nil && fileOpt > len(m.optimizer.Variables())+1 {
+	if m.optimizer != nil && fileOpt > optimizerFileVars(m.optimizer) {
 		if err := m.createOptimizerSlots(); err != nil {
 			return nil, err
 		}
@@ -421,7 +425,7 @@ func (m *Model) npzCheckpointRestore(r *npzReader) (func() error, error) {
 			}
 			vv := v.v
 			assigns = append(assigns, func() error { return vv.Assign(vals[0]) })
-		case kindIterations, kindLearningRate:
+		case kindIterations, kindLearningRate, kindIntVariable:
 			if !r.has(key) {
 				return nil, fmt.Errorf("%s is missing from the file, which holds %s", key, r.describe())
 			}
@@ -430,13 +434,17 @@ func (m *Model) npzCheckpointRestore(r *npzReader) (func() error, error) {
 				return nil, err
 			}
 			f, err := a.float64s()
-			if err != nil || len(f) != 1 || (v.kind == kindIterations && (f[0] < 0 || f[0] != math.Trunc(f[0]))) {
+			if err != nil || len(f) != 1 || (v.kind != kindLearningRate && (f[0] < 0 || f[0] != math.Trunc(f[0]))) {
 				return nil, fmt.Errorf("%s is not a valid scalar", key)
 			}
-			if v.kind == kindIterations {
+			switch v.kind {
+			case kindIntVariable:
+				iv := v.v
+				assigns = append(assigns, func() error { return iv.Assign([]float32{float32(f[0])}) })
+			case kindIterations:
 				it := m.optimizer.Variables()[0]
 				assigns = append(assigns, func() error { return it.Assign([]float32{float32(f[0])}) })
-			} else {
+			default:
 				assigns = append(assigns, func() error { m.optimizer.SetLearningRate(f[0]); return nil })
 			}
 		}
@@ -506,7 +514,7 @@ func (m *Model) constantLearningRate() (float64, bool) {
 	if m.optimizer == nil {
 		return 0, false
 	}
-	if _, ok := m.optimizer.GetConfig()["learning_rate"].(float64); !ok {
+	if _, ok := compiledOptimizer(m.optimizer).GetConfig()["learning_rate"].(float64); !ok {
 		return 0, false
 	}
 	return m.optimizer.CurrentLearningRate(), true
@@ -607,7 +615,7 @@ func (m *Model) prepareOptimizerRestore(r *npzReader) (func() error, error) {
 // createOptimizerSlots makes the optimizer create its slot variables for
 // the model's trainable weights, leaving weights and step count as they were.
 func (m *Model) createOptimizerSlots() error {
-	opt := m.optimizer
+	opt := compiledOptimizer(m.optimizer) // a LossScaleOptimizer's slots are its inner optimizer's
 	vars := m.TrainableVariables()
 	if len(vars) == 0 {
 		return nil
