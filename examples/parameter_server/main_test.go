@@ -25,17 +25,24 @@ const requireDataEnv = "GOKERAS_REQUIRE_DATA"
 // buildExample builds this program into a temporary directory.
 func buildExample(t *testing.T) string {
 	t.Helper()
+	skipCluster(t)
+	bin := filepath.Join(t.TempDir(), "parameter_server")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// skipCluster skips tests that start clusters of processes in -short mode
+// and under -race.
+func skipCluster(t *testing.T) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the example and starts a cluster of processes")
 	}
 	if raceBuild {
 		t.Skip("a cluster of processes is too slow under -race; the keras and distribute tests cover the code with -race")
 	}
-	bin := filepath.Join(t.TempDir(), "parameter_server")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // lockedBuffer is a bytes.Buffer for one writer (a child's output) and a
@@ -172,6 +179,7 @@ var (
 // when the second epoch begins; the other worker runs the rest, and the
 // chief's test accuracy still reaches 0.88.
 func TestKillWorker(t *testing.T) {
+	skipCluster(t)
 	if _, _, err := datasets.LoadFashionMNIST(datasets.NoDownload()); err != nil {
 		if os.Getenv(requireDataEnv) == "" && errors.Is(err, datasets.ErrNotFound) {
 			t.Skipf("no Fashion-MNIST here (%v); %s=1 makes this a failure", err, requireDataEnv)
