@@ -3,7 +3,7 @@ package distribute
 // Parameter-server training (TensorFlow's tf.distribute.ParameterServerStrategy
 // and ClusterCoordinator), in brief; docs/parameter_server.md has the rest.
 //
-//	s, err := NewParameterServerStrategy(resolver, VariablePartitioner(p), MaxStaleness(k), ConnectTimeout(d), RPCTimeout(d), StepTimeout(d))
+//	s, err := NewParameterServerStrategy(resolver, VariablePartitioner(p), MaxStaleness(k), ConnectTimeout(d), RPCTimeout(d), StepTimeout(d), ChiefTimeout(d))
 //	s.TaskType(), s.TaskID(), s.IsCoordinator(), s.NumWorkers(), s.NumPS(), s.Scope(), s.NumReplicasInSync() // 1
 //	s.Track(model.Weights()...)            // every task, same order: ids and placement; the chief initialises the servers
 //	s.RunReplicas(step)                    // worker (or chief): pull, step (optimizer pushes gradients), assign changed non-trainables

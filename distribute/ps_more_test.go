@@ -1,6 +1,7 @@
 package distribute_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -155,4 +156,43 @@ func TestPSStalenessEndToEnd(t *testing.T) {
 	if d := bounded[0] - bounded[1]; d < -2 || d > 2 {
 		t.Errorf("MaxStaleness(1): %v steps per worker, want within 2 of each other", bounded)
 	}
+}
+
+// TestPSChiefTimeout: a worker and a server whose chief pings them keep
+// serving past ChiefTimeout and return nil when it closes; without a
+// chief their Join ends with an error naming its address.
+func TestPSChiefTimeout(t *testing.T) {
+	c := startInProcess(t, 1, 1, distribute.ChiefTimeout(1500*time.Millisecond))
+	joined := make(chan error, 2)
+	go func() { joined <- c.workers[0].Join() }()
+	go func() { joined <- c.servers[0].Join() }()
+	select {
+	case err := <-joined:
+		t.Fatalf("Join returned (%v) while the chief was there", err)
+	case <-time.After(2500 * time.Millisecond):
+	}
+	c.chief.Close()
+	for range 2 {
+		select {
+		case err := <-joined:
+			if err != nil {
+				t.Error(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Join did not return after the chief closed")
+		}
+	}
+
+	// No chief ever: the tasks give up.
+	spec := psSpec(t, 1, 1)
+	ps, err := distribute.NewParameterServerStrategy(resolverFor(t, spec, "ps", 0), distribute.ChiefTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	within(t, 5*time.Second, "Join without a chief", func() {
+		if err := ps.Join(); err == nil || !strings.Contains(err.Error(), "chief at "+spec["chief"][0]+" is gone") {
+			t.Errorf("err = %v", err)
+		}
+	})
 }

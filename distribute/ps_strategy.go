@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -28,6 +29,7 @@ type psConfig struct {
 	rpcTimeout     time.Duration
 	stepTimeout    time.Duration
 	probeInterval  time.Duration
+	chiefTimeout   time.Duration
 }
 
 func defaultPSConfig() psConfig {
@@ -37,6 +39,7 @@ func defaultPSConfig() psConfig {
 		rpcTimeout:     60 * time.Second,
 		stepTimeout:    10 * time.Minute,
 		probeInterval:  500 * time.Millisecond,
+		chiefTimeout:   2 * time.Minute,
 	}
 }
 
@@ -91,6 +94,17 @@ func StepTimeout(d time.Duration) ParameterServerOption {
 	}
 }
 
+// ChiefTimeout is how long a worker or a server goes without any call
+// (the chief pings every task each second) before its Join gives up on a
+// chief that is gone and returns an error: 2 minutes by default.
+func ChiefTimeout(d time.Duration) ParameterServerOption {
+	return func(c *psConfig) {
+		if d > 0 {
+			c.chiefTimeout = d
+		}
+	}
+}
+
 // ParameterServerStrategy is TensorFlow's tf.distribute.ParameterServerStrategy:
 // the variables that [ParameterServerStrategy.Track] places live on the
 // "ps" tasks; "worker" tasks run the steps that the "chief" (the
@@ -126,6 +140,9 @@ type ParameterServerStrategy struct {
 
 	done      chan struct{} // closed when the cluster is shut down
 	closeOnce sync.Once
+	// lastCall is when this task last served a call (UnixNano), for
+	// ChiefTimeout.
+	lastCall atomic.Int64
 	coord     *ClusterCoordinator
 }
 
@@ -211,7 +228,39 @@ func NewParameterServerStrategy(resolver ClusterResolver, opts ...ParameterServe
 		s.stopServing()
 		return nil, err
 	}
+	if tt == "chief" {
+		go s.heartbeat()
+	}
 	return s, nil
+}
+
+// heartbeat pings every worker and server each second until the cluster
+// is shut down, so that their Join knows the chief is there.
+func (s *ParameterServerStrategy) heartbeat() {
+	var workers []psrpc.WorkerClient
+	for _, addr := range s.spec["worker"] {
+		if conn, err := dial(addr); err == nil {
+			defer conn.Close()
+			workers = append(workers, psrpc.NewWorkerClient(conn))
+		}
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		for _, w := range workers {
+			go w.Ping(ctx, &psrpc.Empty{})
+		}
+		for _, p := range s.ps {
+			go p.c.Ping(ctx, &psrpc.Empty{})
+		}
+		time.AfterFunc(time.Second, cancel)
+	}
 }
 
 // serve listens on the port of addr (every interface, as TensorFlow's
@@ -226,7 +275,13 @@ func (s *ParameterServerStrategy) serve(addr string) error {
 		return fmt.Errorf("distribute: NewParameterServerStrategy: %s:%d cannot listen on %s: %w", s.taskType, s.taskID, addr, err)
 	}
 	s.listener = lis
+	s.lastCall.Store(time.Now().UnixNano())
+	touch := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		s.lastCall.Store(time.Now().UnixNano())
+		return h(ctx, req)
+	}
 	s.server = grpc.NewServer(grpc.MaxRecvMsgSize(psrpc.MaxMessageBytes), grpc.MaxSendMsgSize(psrpc.MaxMessageBytes),
+		grpc.UnaryInterceptor(touch),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}))
 	if s.taskType == "ps" {
 		s.psServer = newPSServer(s)
@@ -327,15 +382,27 @@ func (s *ParameterServerStrategy) Done() <-chan struct{} { return s.done }
 
 // Join serves this task until the chief shuts the cluster down, then
 // returns nil, as TensorFlow's server.join(): a "ps" or "worker" task ends
-// its program with it. On the chief it is an error: the chief ends with
+// its program with it. The chief pings every task each second; a task
+// that hears nothing for [ChiefTimeout] returns an error instead of
+// serving a chief that is gone. On the chief it is an error: the chief ends with
 // [ParameterServerStrategy.Close].
 func (s *ParameterServerStrategy) Join() error {
 	if s.IsCoordinator() {
 		return fmt.Errorf("distribute: ParameterServerStrategy.Join: the chief coordinates and serves nothing; end its program with Close, which shuts the cluster down")
 	}
-	<-s.done
-	s.stopServing()
-	return nil
+	defer s.stopServing()
+	tick := time.NewTicker(min(time.Second, s.cfg.chiefTimeout/4))
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.done:
+			return nil
+		case <-tick.C:
+		}
+		if quiet := time.Since(time.Unix(0, s.lastCall.Load())); quiet > s.cfg.chiefTimeout {
+			return fmt.Errorf("distribute: ParameterServerStrategy.Join: %s:%d has had no call for %v (ChiefTimeout): the chief at %s is gone; ending this task", s.taskType, s.taskID, quiet.Round(time.Second), s.spec["chief"][0])
+		}
+	}
 }
 
 // shutdownLocal ends this task's serving (Join returns).
