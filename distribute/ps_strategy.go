@@ -143,7 +143,7 @@ type ParameterServerStrategy struct {
 	// lastCall is when this task last served a call (UnixNano), for
 	// ChiefTimeout.
 	lastCall atomic.Int64
-	coord     *ClusterCoordinator
+	coord    *ClusterCoordinator
 }
 
 // psClient is a connection to one parameter server.
