@@ -18,7 +18,9 @@
 // cross-entropy from logits); the chief prints its test accuracy and the
 // samples per second over all workers. -strategy mirrored trains the same
 // model in one process with a MirroredStrategy of -replicas replicas, the
-// baseline of docs/performance.md.
+// baseline of docs/performance.md. -working-dir DIR adds the tutorial's
+// callbacks (TensorBoard, ModelCheckpoint, BackupAndRestore), which run on
+// the chief.
 //
 // Data comes from -data DIR (that folder only), else the Keras cache
 // (~/.keras/datasets), $GOKERAS_DATASETS or the Debian package
@@ -31,6 +33,7 @@ import (
 	"log"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/gokeras/gokeras/distribute"
@@ -50,7 +53,7 @@ type config struct {
 	model, dataset, dataDir string
 	strategy                string
 	launch                  string
-	backupDir               string
+	backupDir, workingDir   string
 	epochs, steps, batch    int
 	limit, replicas         int
 	evalBatch               int
@@ -70,6 +73,7 @@ func main() {
 	flag.StringVar(&c.strategy, "strategy", "ps", "ps (ParameterServerStrategy, the task from TF_CONFIG) or mirrored (MirroredStrategy in one process, the baseline)")
 	flag.StringVar(&c.launch, "launch-local", "", "start a whole cluster on this machine as child processes, e.g. workers=2,ps=1")
 	flag.StringVar(&c.backupDir, "backup-dir", "", "BackupAndRestore directory: a job relaunched after a failure (a dead PS) resumes at the last completed epoch")
+	flag.StringVar(&c.workingDir, "working-dir", "", "the tutorial's callbacks under this directory: TensorBoard (log), ModelCheckpoint (ckpt.keras) and BackupAndRestore (backup, unless -backup-dir)")
 	flag.IntVar(&c.epochs, "epochs", 0, "training epochs (default: 2 for seed, 3 for cnn)")
 	flag.IntVar(&c.steps, "steps-per-epoch", 0, "steps per epoch, each one batch on one worker (default: 20 for seed, 900 for cnn)")
 	flag.IntVar(&c.batch, "batch-size", 64, "batch size of one step (per replica with -strategy mirrored)")
@@ -202,9 +206,20 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
+	// The tutorial's callbacks; they run on the chief, on the weights it
+	// pulls from the servers at the end of each epoch.
 	var cbs []keras.Callback
-	if c.backupDir != "" {
-		cbs = append(cbs, callbacks.NewBackupAndRestore(c.backupDir))
+	backup := c.backupDir
+	if c.workingDir != "" {
+		cbs = append(cbs,
+			callbacks.NewTensorBoard(filepath.Join(c.workingDir, "log")),
+			callbacks.NewModelCheckpoint(filepath.Join(c.workingDir, "ckpt.keras")))
+		if backup == "" {
+			backup = filepath.Join(c.workingDir, "backup")
+		}
+	}
+	if backup != "" {
+		cbs = append(cbs, callbacks.NewBackupAndRestore(backup))
 	}
 	verbose := c.verbose
 	if !strategy.IsCoordinator() {

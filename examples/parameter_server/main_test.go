@@ -109,14 +109,26 @@ func TestParseLaunch(t *testing.T) {
 	}
 }
 
-// TestLaunchLocalSeed: the README's command with the seed snippet: a
-// chief, two workers and a server train and evaluate, and every process
-// ends.
+// TestLaunchLocalSeed: the README's command with the seed snippet and the
+// tutorial's callbacks: a chief, two workers and a server train and
+// evaluate, the chief's callbacks write, and every process ends.
 func TestLaunchLocalSeed(t *testing.T) {
 	bin := buildExample(t)
-	out, err := runFor(t, exec.Command(bin, "-launch-local", "workers=2,ps=1"), 60*time.Second)
+	wd := t.TempDir()
+	out, err := runFor(t, exec.Command(bin, "-launch-local", "workers=2,ps=1", "-working-dir", wd), 60*time.Second)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+	// The tutorial's callbacks wrote on the chief: a checkpoint, event
+	// files; the backup is gone once training completed.
+	if _, err := os.Stat(filepath.Join(wd, "ckpt.keras")); err != nil {
+		t.Errorf("ModelCheckpoint: %v", err)
+	}
+	if ev, _ := filepath.Glob(filepath.Join(wd, "log", "*", "events.out.tfevents.*")); len(ev) == 0 {
+		t.Errorf("TensorBoard wrote no event file under %s", filepath.Join(wd, "log"))
+	}
+	if _, err := os.Stat(filepath.Join(wd, "backup")); err == nil {
+		t.Errorf("BackupAndRestore left its backup after a completed run")
 	}
 	for _, want := range []string{"Epoch 2/2", "test_loss: ", "launch: ps 0 pid", "launch: worker 1 pid"} {
 		if !strings.Contains(out, want) {
