@@ -1,5 +1,6 @@
 // Package distribute is tf.distribute for gokeras: [MirroredStrategy],
-// [OneDeviceStrategy] and [MultiWorkerMirroredStrategy], their scopes,
+// [OneDeviceStrategy], [MultiWorkerMirroredStrategy] and
+// [ParameterServerStrategy], their scopes,
 // [MirroredStrategy.Run] and [MirroredStrategy.Reduce], distributed datasets
 // and input sharding ([InputContext], [AutoShardPolicy]), cluster resolvers
 // (TF_CONFIG, OpenMPI, Slurm: [ResolveCluster]), replica contexts and a
@@ -39,4 +40,15 @@
 // tag when the environment describes more). Where a worker stands comes from
 // [ResolveCluster] and is checked against MPI. docs/multi_worker.md has the
 // commands, the design and the measurements.
+//
+// # Parameter servers
+//
+// [NewParameterServerStrategy] is TensorFlow's asynchronous
+// ParameterServerStrategy over gRPC: the variables that
+// [ParameterServerStrategy.Track] places live on "ps" tasks (split by a
+// [Partitioner] if asked), workers run the steps a [ClusterCoordinator]
+// schedules on the chief and push their gradients to the servers, which
+// apply their own optimizer in arrival order. A worker that dies is
+// tolerated; a server that dies stops the job ([ErrParameterServerGone]).
+// docs/parameter_server.md has the commands and the semantics.
 package distribute
