@@ -178,7 +178,8 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 		step := 0
 		for ; step < steps; step++ {
 			if err := ctx.Err(); err != nil {
-				_ = drain(0)
+				// Steps in flight finish on their workers; nobody waits
+				// for them.
 				_ = cbs.each(func(c Callback) error { return c.OnTrainEnd(epochLogs) })
 				return hist, fmt.Errorf("keras: Fit: stopped at epoch %d, batch %d: %w", epoch+1, step, err)
 			}
