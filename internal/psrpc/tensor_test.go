@@ -8,6 +8,15 @@ import (
 )
 
 func TestFloat32sRoundTrip(t *testing.T) {
+	for _, fast := range []bool{littleEndian, false} {
+		saved := littleEndian
+		littleEndian = fast
+		testFloat32sRoundTrip(t)
+		littleEndian = saved
+	}
+}
+
+func testFloat32sRoundTrip(t *testing.T) {
 	x := []float32{0, -1.5, float32(math.Inf(1)), 3e-39, math.MaxFloat32}
 	b := EncodeFloat32s(x)
 	if len(b) != 20 || b[4] != 0 || b[7] != 0xbf {
