@@ -320,6 +320,14 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 	return tr.apply(&Op{
 		name: "Conv2D", out: Shape{g.n, g.oh, g.ow, cout}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
+			if pl := st.plan; pl != nil && st.bf16 {
+				if st.wk == nil {
+					st.wk = make([]float32, pl.wk)
+				}
+				pl.gatherKernel(g, cout, in[1], st.wk)
+				pl.forwardBlocked(g, cout, o, in[0], in[1], st.wk, scratch.get(pl.blockedScratch(g, cout)))
+				return
+			}
 			if pl := st.plan; pl != nil {
 				if st.cols == nil {
 					st.cols, st.wk = make([]float32, pl.panel), make([]float32, pl.wk)
@@ -418,6 +426,10 @@ func conv2DBackpropFilter(st *convState, x, dy, y Tensor, ws Shape, attrs Conv2D
 	return tr.apply(&Op{
 		name: "Conv2DBackpropFilter", out: ws.Clone(), attrs: fmt.Sprintf("%+v%+v", attrs, g),
 		fwd: func(o []float32, in [][]float32) {
+			if pl := st.plan; pl != nil && st.bf16 {
+				pl.backpropFilterBlocked(g, cout, o, in[0], in[1], scratch.get(pl.blockedScratch(g, cout)))
+				return
+			}
 			if pl := st.plan; pl != nil {
 				pl.backpropFilter(g, cout, o, st.cols, in[1])
 				return

@@ -102,6 +102,7 @@ func TestConvBFloat16GEMM(t *testing.T) {
 		{15, 12, 12, 16, 3, 40, 1}, // input gradient in blocks of 6, 6, 3 images (dxImageBlock)
 		{8, 2, 2, 16, 3, 48, 1},    // tap classes
 		{15, 8, 8, 64, 3, 16, 1},   // tap classes, the interior class's input gradient in 3 blocks
+		{140, 4, 4, 32, 3, 48, 1},  // tap classes, the interior class's filter gradient on bfloat16 in 2 blocks (filterBlock)
 		{6, 4, 4, 32, 3, 64, 2},
 		{64, 1, 1, 40, 1, 36, 1}, // 1x1: identity panel
 	}

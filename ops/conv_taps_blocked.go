@@ -1,0 +1,148 @@
+package ops
+
+import "github.com/gokeras/gokeras/internal/vec"
+
+// Tap classes on bfloat16 GEMMs, by blocks of images: the class panels
+// (rows*k floats, megabytes over all classes) would be written to memory
+// by the forward pass and read back by its GEMMs, the packing of the
+// bfloat16 kernels and the filter gradient, while the bfloat16 GEMMs
+// themselves take a fraction of that time. Here each class's rows of a
+// few images (dxBlockFloats) are gathered into cache, multiplied at once,
+// and gathered again by the filter gradient; no panel is kept.
+
+// classBlock returns how many images make one block of class cl's rows.
+func (pl *convPlan) classBlock(cl *tapClass, n int) (perImg, nb int) {
+	perImg = len(cl.rows) / n
+	return perImg, dxImageBlock(perImg * cl.ld)
+}
+
+// filterBlockRows is the fewest rows of a filter-gradient block: the rows
+// are that GEMM's depth, and the bfloat16 kernel only pays from a depth
+// of 256 (bf16Faster); deeper blocks spread its transposition of dy.
+const filterBlockRows = 512
+
+// filterBlock is classBlock for the filter gradient (at least
+// filterBlockRows rows).
+func (pl *convPlan) filterBlock(cl *tapClass, n int) (perImg, nb int) {
+	perImg, nb = pl.classBlock(cl, n)
+	return perImg, max(nb, ceilDiv(filterBlockRows, max(perImg, 1)))
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// classRows gathers rows [r0, r1) of class cl's panel (see
+// im2colClasses) into dst, row stride cl.ld.
+func (pl *convPlan) classRows(g convGeom, cl *tapClass, dst, x []float32, r0, r1 int) {
+	run := (cl.kx1 - cl.kx0) * g.c
+	parallelRows(r1-r0, cl.k, func(lo, hi int) {
+		for i := r0 + lo; i < r0+hi; i++ {
+			pos := int(cl.rows[i])
+			b, rest := pos/(g.oh*g.ow), pos%(g.oh*g.ow)
+			oy, ox := rest/g.ow, rest%g.ow
+			d := dst[(i-r0)*cl.ld:][:cl.k]
+			ix := ox*g.sw - g.pl + cl.kx0
+			for ky := cl.ky0; ky < cl.ky1; ky++ {
+				iy := oy*g.sh - g.pt + ky
+				copy(d[:run], x[((b*g.h+iy)*g.w+ix)*g.c:][:run])
+				d = d[run:]
+			}
+		}
+	})
+}
+
+// blockedScratch is the scratch of forwardBlocked and backpropFilterBlocked
+// (floats): a block of a class's rows and its outputs, and two cout x maxK
+// matrices (the filter gradient's transposed partial sums).
+func (pl *convPlan) blockedScratch(g convGeom, cout int) int {
+	most := 0
+	for i := range pl.classes {
+		cl := &pl.classes[i]
+		per, nb := pl.filterBlock(cl, g.n) // (at least classBlock's)
+		most = max(most, min(nb, g.n)*per*(cl.ld+cout))
+	}
+	return most + 2*cout*pl.maxK
+}
+
+// forwardBlocked is forward for bfloat16 GEMMs, gathering each class's
+// rows by blocks of images from x (no panel).
+func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w, wk, scratch []float32) {
+	pl.dyFresh = false
+	if pl.uncovered(g) {
+		clear(y)
+	}
+	for i := range pl.classes {
+		cl := &pl.classes[i]
+		wr := pl.kernelRows(cl, g, cout, w, wk)
+		per, nb := pl.classBlock(cl, g.n)
+		rows := min(nb, g.n) * per
+		a := scratch[:rows*cl.ld]
+		tmp := scratch[rows*cl.ld:][:rows*cout]
+		for b0 := 0; b0 < g.n; b0 += nb {
+			r0, r1 := b0*per, min(b0+nb, g.n)*per
+			pl.classRows(g, cl, a, x, r0, r1)
+			m := r1 - r0
+			if cl.stride > 0 {
+				pl.sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, y[(cl.r0+r0*cl.stride)*cout:], cl.stride*cout)
+				continue
+			}
+			pl.sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, tmp, cout)
+			parallelRows(m, cout, func(lo, hi int) {
+				for r := lo; r < hi; r++ {
+					p := int(cl.rows[r0+r])
+					copy(y[p*cout:(p+1)*cout], tmp[r*cout:(r+1)*cout])
+				}
+			})
+		}
+	}
+}
+
+// backpropFilterBlocked is backpropFilter for bfloat16 GEMMs, the class
+// rows gathered again from x by blocks of images: per class, where the
+// blocks are deep enough for the bfloat16 kernel, dwᵀ = Σ over blocks of
+// dyᵀ·rows (in this orientation it transposes dy's few columns, not the
+// rows), added transposed into the class's kernel rows of dw; else (few
+// rows: float32 GEMMs) dw += rowsᵀ·dy block by block, as backpropFilter.
+func (pl *convPlan) backpropFilterBlocked(g convGeom, cout int, dw, x, dy, scratch []float32) {
+	clear(dw)
+	pl.gatherDy(dy, cout)
+	run := func(cl *tapClass) int { return (cl.kx1 - cl.kx0) * g.c }
+	for i := range pl.classes {
+		cl := &pl.classes[i]
+		d, ldd := pl.classDy(cl, dy, cout)
+		per, nb := pl.filterBlock(cl, g.n)
+		rows := min(nb, g.n) * per
+		a := scratch[:rows*cl.ld]
+		if !pl.bf16 || !bf16Faster(true, cout, cl.k, rows) {
+			for b0 := 0; b0 < g.n; b0 += nb {
+				r0, r1 := b0*per, min(b0+nb, g.n)*per
+				pl.classRows(g, cl, a, x, r0, r1)
+				if cl.kx1-cl.kx0 == g.kw {
+					pl.sgemm(true, false, cl.k, cout, r1-r0, 1, a, cl.ld, d[r0*ldd:], ldd, 1, dw[cl.ky0*g.kw*g.c*cout:], cout)
+					continue
+				}
+				for ky := cl.ky0; ky < cl.ky1; ky++ {
+					pl.sgemm(true, false, run(cl), cout, r1-r0, 1, a[(ky-cl.ky0)*run(cl):], cl.ld, d[r0*ldd:], ldd, 1, dw[((ky*g.kw+cl.kx0)*g.c)*cout:], cout)
+				}
+			}
+			continue
+		}
+		wt := scratch[len(scratch)-2*cout*pl.maxK:][:cout*cl.k]
+		w := scratch[len(scratch)-cout*pl.maxK:][:cl.k*cout]
+		for b0 := 0; b0 < g.n; b0 += nb {
+			r0, r1 := b0*per, min(b0+nb, g.n)*per
+			pl.classRows(g, cl, a, x, r0, r1)
+			beta := float32(1)
+			if b0 == 0 {
+				beta = 0
+			}
+			pl.sgemm(true, false, cout, cl.k, r1-r0, 1, d[r0*ldd:], ldd, a, cl.ld, beta, wt, cl.k)
+		}
+		transpose(w, wt, cout, cl.k) // the class's kernel rows, cl.k x cout
+		n := run(cl) * cout
+		for ky := cl.ky0; ky < cl.ky1; ky++ {
+			// kernel row ky's taps: contiguous in dw, rows of w
+			dst := dw[((ky*g.kw+cl.kx0)*g.c)*cout:][:n]
+			vec.Add(dst, dst, w[(ky-cl.ky0)*n:][:n])
+		}
+	}
+}
