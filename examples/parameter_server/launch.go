@@ -161,6 +161,7 @@ func launchLocal(spec string, args []string) int {
 		tf, _ := json.Marshal(map[string]any{"cluster": cluster, "task": map[string]any{"type": t.typ, "index": t.id}})
 		t.cmd = exec.Command(self, childArgs...)
 		t.cmd.Env = append(os.Environ(), "TF_CONFIG="+string(tf))
+		t.cmd.SysProcAttr = childAttr()
 		if t == chief {
 			t.cmd.Stdout, t.cmd.Stderr = os.Stdout, os.Stderr
 		} else {
