@@ -241,6 +241,7 @@ func TestMultiWorkerMPI(t *testing.T) {
 	t.Run("Disagree", func(t *testing.T) { mpiDisagree(t, bin) })
 	t.Run("Logs", func(t *testing.T) { mpiLogs(t, bin) })
 	t.Run("Sharding", func(t *testing.T) { mpiSharding(t, bin) })
+	t.Run("ParameterServers", func(t *testing.T) { mpiPSLaunch(t, bin) })
 }
 
 // references trains 1 process x 1 replica (MirroredStrategy): the Fit

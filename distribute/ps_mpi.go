@@ -9,6 +9,10 @@ import (
 	"github.com/gokeras/gokeras/internal/mpi"
 )
 
+// mpiPSResolverName is the Name of NewMPIParameterServerResolver's
+// resolver; a strategy made from it ends MPI when its task is done.
+const mpiPSResolverName = "MPI (parameter servers)"
+
 // maxAddrBytes bounds one task's address in the MPI exchange.
 const maxAddrBytes = 256
 
@@ -64,7 +68,8 @@ func unpackAddr(words []int64) string {
 // to numPS the parameter servers, the others the workers (so mpirun -np
 // numPS+1+workers). Each rank picks a free port on its host
 // (os.Hostname()) and the ranks exchange their addresses with one MPI
-// allgather; after that MPI carries nothing, the strategy talks gRPC.
+// allgather; after that MPI carries nothing, the strategy talks gRPC, and
+// ends MPI (MPI_Finalize) when Join or Close returns.
 // Under mpirun a rank that dies ends the whole job (mpirun's doing), so
 // the tolerance of lost workers needs a launcher per task (TF_CONFIG).
 func NewMPIParameterServerResolver(numPS int) (ClusterResolver, error) {
@@ -99,6 +104,6 @@ func NewMPIParameterServerResolver(numPS int) (ClusterResolver, error) {
 		addrs[r] = unpackAddr(all[r*len(mine) : (r+1)*len(mine)])
 	}
 	local, _ := mpi.LocalRank()
-	return &resolved{name: "MPI (parameter servers)", rank: rank, world: size, localRank: local, chief: rank == 0,
+	return &resolved{name: mpiPSResolverName, rank: rank, world: size, localRank: local, chief: rank == 0,
 		taskType: typ, taskID: id, spec: psSpecOf(addrs, numPS)}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/internal/mpi"
 	"github.com/gokeras/gokeras/internal/psrpc"
 	"github.com/gokeras/gokeras/ops"
 )
@@ -57,6 +58,9 @@ type ParameterServerStrategy struct {
 	// lastCall is when this task last served a call (UnixNano), for
 	// ChiefTimeout.
 	lastCall atomic.Int64
+	// finalizeMPI ends MPI once the task is done, when mpirun launched it
+	// (NewMPIParameterServerResolver).
+	finalizeMPI func()
 	coord    *ClusterCoordinator
 }
 
@@ -126,6 +130,9 @@ func NewParameterServerStrategy(resolver ClusterResolver, opts ...ParameterServe
 		byV: map[*ops.Variable]*trackedVar{}, done: make(chan struct{}),
 	}
 	s.reg.init()
+	if resolver.Name() == mpiPSResolverName {
+		s.finalizeMPI = sync.OnceFunc(func() { _ = mpi.Finalize() })
+	}
 	addr, err := spec.TaskAddress(tt, s.taskID)
 	if err != nil {
 		return nil, fmt.Errorf("distribute: NewParameterServerStrategy: %s: %w", where, err)
@@ -305,6 +312,9 @@ func (s *ParameterServerStrategy) Join() error {
 		return fmt.Errorf("distribute: ParameterServerStrategy.Join: the chief coordinates and serves nothing; end its program with Close, which shuts the cluster down")
 	}
 	defer s.stopServing()
+	if s.finalizeMPI != nil {
+		defer s.finalizeMPI()
+	}
 	tick := time.NewTicker(min(time.Second, s.cfg.chiefTimeout/4))
 	defer tick.Stop()
 	for {
@@ -330,6 +340,9 @@ func (s *ParameterServerStrategy) shutdownLocal() {
 // skipped. On another task it stops this task's service. Close may be
 // called more than once.
 func (s *ParameterServerStrategy) Close() error {
+	if s.finalizeMPI != nil {
+		defer s.finalizeMPI()
+	}
 	if !s.IsCoordinator() {
 		s.shutdownLocal()
 		s.stopServing()
