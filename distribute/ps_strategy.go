@@ -61,7 +61,7 @@ type ParameterServerStrategy struct {
 	// finalizeMPI ends MPI once the task is done, when mpirun launched it
 	// (NewMPIParameterServerResolver).
 	finalizeMPI func()
-	coord    *ClusterCoordinator
+	coord       *ClusterCoordinator
 }
 
 // psClient is a connection to one parameter server.
