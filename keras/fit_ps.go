@@ -263,27 +263,40 @@ func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cf
 	}
 	in := &psWorkerInput{ctx: ctx, src: train, worker: id}
 	defer in.close()
+	// The first batch gives the shapes to trace with; it is traced, not
+	// trained on, so the steps start from it again.
 	first, err := in.next()
 	if err != nil {
 		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
 	}
-	if err := m.psPrepare(ps, first); err != nil {
+	err = m.psPrepare(ps, first)
+	in.close()
+	in.k = 0
+	if err != nil {
 		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
 	}
 	var mu sync.Mutex
+	// A call runs args[0] steps (the compiled StepsPerExecution) and
+	// returns the metric states of all of them.
 	step := func(args []float64) (out []float64, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		psSetLearningRate(m.optimizer, args)
-		batch, err := in.next()
+		n, lr, err := psStepArgs(args)
 		if err != nil {
 			return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
 		}
+		psSetLearningRate(m.optimizer, lr)
 		psStepMu.Lock()
 		defer psStepMu.Unlock()
 		m.ResetMetrics()
-		if _, err := m.runReplicated(m.trainFunction(), batch, true); err != nil {
-			return nil, ops.Where(fmt.Sprintf("keras: Fit: worker %d: train step", id), err)
+		for range n {
+			batch, err := in.next()
+			if err != nil {
+				return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
+			}
+			if _, err := m.runReplicated(m.trainFunction(), batch, true); err != nil {
+				return nil, ops.Where(fmt.Sprintf("keras: Fit: worker %d: train step", id), err)
+			}
 		}
 		return m.metricStates(), nil
 	}
@@ -296,7 +309,16 @@ func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cf
 	return &History{History: map[string][]float64{}}, nil
 }
 
-// psLearningRate is the arguments of a scheduled step: the coordinator's
+// psStepArgs reads a scheduled call's arguments: the number of steps to
+// run, then the learning rate when psLearningRate sent one.
+func psStepArgs(args []float64) (steps int, lr []float64, err error) {
+	if len(args) < 1 || len(args) > 2 || !(args[0] >= 1 && args[0] <= 1<<20) || args[0] != float64(int(args[0])) {
+		return 0, nil, fmt.Errorf("a train step's arguments are (steps, [learning rate]), got %v", args)
+	}
+	return int(args[0]), args[1:], nil
+}
+
+// psLearningRate is the learning-rate argument of a scheduled step: the coordinator's
 // learning rate when it is a constant (a callback such as
 // LearningRateScheduler or ReduceLROnPlateau may have set it), which the
 // worker's optimizer takes, so that its next push brings it to the

@@ -175,18 +175,24 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 			}
 			return nil
 		}
+		// Each call runs up to StepsPerExecution steps on one worker;
+		// the batch callbacks see its first and last, as Fit's.
+		spe := max(m.stepsPerExecution, 1)
 		step := 0
-		for ; step < steps; step++ {
+		for step < steps {
 			if err := ctx.Err(); err != nil {
 				// Steps in flight finish on their workers; nobody waits
 				// for them.
 				_ = cbs.each(func(c Callback) error { return c.OnTrainEnd(epochLogs) })
 				return hist, fmt.Errorf("keras: Fit: stopped at epoch %d, batch %d: %w", epoch+1, step, err)
 			}
-			if err := cbs.event(func(c Callback, l Logs) error { return c.OnTrainBatchBegin(step, l) }); err != nil {
+			begin := step
+			if err := cbs.event(func(c Callback, l Logs) error { return c.OnTrainBatchBegin(begin, l) }); err != nil {
 				return hist, err
 			}
-			pending = append(pending, inFlight{ps.PSSchedule(name, psLearningRate(m.optimizer)...), step})
+			n := min(spe, steps-step)
+			args := append([]float64{float64(n)}, psLearningRate(m.optimizer)...)
+			pending = append(pending, inFlight{ps.PSSchedule(name, args...), step})
 			if err := drain(window - 1); err != nil {
 				return hist, err
 			}
@@ -196,11 +202,12 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 					return hist, fmt.Errorf("keras: Fit: epoch %d, batch %d: %w", epoch+1, step, err)
 				}
 			}
-			if err := cbs.each(func(c Callback) error { return c.OnTrainBatchEnd(step, logs) }); err != nil {
+			step += n
+			end := step - 1
+			if err := cbs.each(func(c Callback) error { return c.OnTrainBatchEnd(end, logs) }); err != nil {
 				return hist, err
 			}
 			if m.stopTraining {
-				step++
 				break
 			}
 		}

@@ -2,6 +2,7 @@ package keras_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -29,7 +30,7 @@ type psRig struct {
 	wg      sync.WaitGroup
 }
 
-func newPSRig(t *testing.T, workers int, lr float64, seed uint64) *psRig {
+func newPSRig(t *testing.T, workers int, lr float64, seed uint64, stepsPerExecution ...int) *psRig {
 	t.Helper()
 	r := &psRig{c: newFakeCluster(workers, optimizers.NewSGD(optimizers.LearningRate(lr)))}
 	r.tasks = append(r.tasks, r.c.task("chief", 0))
@@ -44,7 +45,11 @@ func newPSRig(t *testing.T, workers int, lr float64, seed uint64) *psRig {
 			layers.NewDense(8, layers.WithActivation("relu"), layers.WithInputShape(4)),
 			layers.NewDense(1))
 		if err == nil {
-			err = m.Compile(keras.CompileConfig{Optimizer: optimizers.NewSGD(optimizers.LearningRate(lr)), Loss: "mse", Metrics: []any{"mae"}})
+			cc := keras.CompileConfig{Optimizer: optimizers.NewSGD(optimizers.LearningRate(lr)), Loss: "mse", Metrics: []any{"mae"}}
+			if len(stepsPerExecution) > 0 {
+				cc.StepsPerExecution = stepsPerExecution[0]
+			}
+			err = m.Compile(cc)
 		}
 		exit()
 		if err != nil {
@@ -235,6 +240,37 @@ func TestPSFitLogsEveryStep(t *testing.T) {
 		if got, want := hist.History[name][0], logs[name]; math.Abs(got-want) > 1e-5*math.Max(1, want) {
 			t.Errorf("%s: Fit logged %v, Evaluate gives %v", name, got, want)
 		}
+	}
+}
+
+// TestPSFitStepsPerExecution: each scheduled call runs StepsPerExecution
+// steps on one worker (the last call the rest of the epoch), the batch
+// callbacks see each call's first and last step, and the logs are still
+// those of every step.
+func TestPSFitStepsPerExecution(t *testing.T) {
+	r := newPSRig(t, 1, 0, 4, 4)
+	x, y := linearData(160, 4)
+	cfg := keras.FitConfig{Epochs: 1, StepsPerEpoch: 10, BatchSize: 16, NoShuffle: true, Verbose: 0}
+	r.start(x, y, cfg)
+	var begins, ends []int
+	cfg.Callbacks = []keras.Callback{&callbacks.LambdaCallback{
+		TrainBatchBegin: func(b int, _ keras.Logs) error { begins = append(begins, b); return nil },
+		TrainBatchEnd:   func(b int, _ keras.Logs) error { ends = append(ends, b); return nil },
+	}}
+	hist, err := fitWithin(t, 30*time.Second, r.models[0], x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := r.models[0].Evaluate(x, y, keras.EvaluateConfig{BatchSize: 16, Verbose: 0})
+	r.finish(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.c.calls[0] != 3 || fmt.Sprint(begins, ends) != "[0 4 8] [3 7 9]" {
+		t.Errorf("%d calls, batch callbacks at %v and %v; want 3 calls, [0 4 8] and [3 7 9]", r.c.calls[0], begins, ends)
+	}
+	if got, want := hist.History["loss"][0], logs["loss"]; math.Abs(got-want) > 1e-5*math.Max(1, want) {
+		t.Errorf("Fit logged loss %v over 10 steps in 3 calls, Evaluate gives %v", got, want)
 	}
 }
 
