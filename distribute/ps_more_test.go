@@ -10,6 +10,7 @@ import (
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
 	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
 )
 
 // psBNModel has BatchNormalization, whose moving statistics are
@@ -195,4 +196,32 @@ func TestPSChiefTimeout(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+// TestPSUntrackedVariables: a worker step over variables the chief never
+// tracked, and a push of a variable nobody tracked, are errors naming them.
+func TestPSUntrackedVariables(t *testing.T) {
+	c := startInProcess(t, 1, 1)
+	w := c.workers[0]
+	v := ops.NewVariable("lonely/kernel", ops.Shape{2}, []float32{1, 2}, true)
+	if err := w.Track(v); err != nil {
+		t.Fatal(err)
+	}
+	err := w.RunReplicas(func(ops.ReplicaContext) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), `"lonely/kernel"`) || !strings.Contains(err.Error(), "has not tracked") {
+		t.Errorf("step before the chief tracked: %v", err)
+	}
+	u := ops.NewVariable("other", ops.Shape{1}, []float32{0}, true)
+	if err := c.chief.PullVariables(u); err == nil || !strings.Contains(err.Error(), `"other"`) {
+		t.Errorf("pulling an untracked variable: %v", err)
+	}
+	if err := c.chief.Track(ops.NewVariable("lonely/kernel", ops.Shape{2}, []float32{1, 2}, true)); err != nil {
+		t.Fatal(err)
+	}
+	err = w.RunReplicas(func(rc ops.ReplicaContext) error {
+		return optimizers.NewSGD().Apply(rc, [][]float32{{1}}, []*ops.Variable{u})
+	})
+	if err == nil || !strings.Contains(err.Error(), `"other"`) {
+		t.Errorf("pushing an untracked variable: %v", err)
+	}
 }

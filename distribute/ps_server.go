@@ -90,7 +90,7 @@ func (p *psServer) Check(_ context.Context, req *psrpc.CheckRequest) (*psrpc.Sta
 	for _, vs := range req.Vars {
 		v, ok := p.vars[vs.Id]
 		if !ok {
-			continue // the chief has not initialised it yet; a pull will say
+			return nil, p.errorf(codes.FailedPrecondition, "no variable %d (%q): the chief has not tracked it yet (call Track with the same variables, in the same order, on every task, the chief first)", vs.Id, clip(vs.Name))
 		}
 		shape, _, err := shapeOf(vs)
 		if err != nil {
