@@ -234,7 +234,7 @@ type convState struct {
 	cout int
 	plan *convPlan
 	cols []float32 // forward panel
-	wk   []float32 // gathered kernel rows (plan only)
+	wk   []float32 // gathered kernel rows (plan on float32 GEMMs only)
 
 	gemmMode // precision of the GEMMs (gemm.go)
 }
@@ -321,11 +321,7 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 		name: "Conv2D", out: Shape{g.n, g.oh, g.ow, cout}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
 			if pl := st.plan; pl != nil && st.bf16 {
-				if st.wk == nil {
-					st.wk = make([]float32, pl.wk)
-				}
-				pl.gatherKernel(g, cout, in[1], st.wk)
-				pl.forwardBlocked(g, cout, o, in[0], in[1], st.wk, scratch.get(pl.blockedScratch(g, cout)))
+				pl.forwardBlocked(g, cout, o, in[0], in[1], scratch.get(pl.blockedScratch(g, cout)))
 				return
 			}
 			if pl := st.plan; pl != nil {

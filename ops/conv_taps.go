@@ -330,7 +330,6 @@ func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, wk, scratch [
 		cl := &pl.classes[i]
 		m := len(cl.rows)
 		d, ldd := pl.classDy(cl, dy, cout)
-		wr := pl.kernelRows(cl, g, cout, w, wk)
 		run := (cl.kx1 - cl.kx0) * g.c
 		perImg := m / g.n
 		// scatter adds rows [b0*perImg, b1*perImg) of the class's column
@@ -356,17 +355,33 @@ func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, wk, scratch [
 		}
 		if pl.bf16 && m >= cl.k {
 			// A few images at a time, their rows staying in cache
-			// between the GEMM and the scatter (see dxImageBlock).
+			// between the GEMM and the scatter (see dxImageBlock); the
+			// kernel rows read in place (eachKernelRows), each part
+			// giving its columns of the block.
 			nb := dxImageBlock(perImg * cl.k)
 			dcols := dcolsBuf[:min(nb, g.n)*perImg*cl.k]
 			for b0 := 0; b0 < g.n; b0 += nb {
 				b1 := min(b0+nb, g.n)
-				pl.sgemm(false, true, (b1-b0)*perImg, cl.k, cout, 1, d[b0*perImg*ldd:], ldd, wr, cout, 0, dcols, cl.k)
+				pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
+					pl.sgemm(false, true, (b1-b0)*perImg, k, cout, 1, d[b0*perImg*ldd:], ldd, wr, cout, 0, dcols[off:], cl.k)
+				})
 				scatter(dcols, b0, b1)
 			}
 			continue
 		}
 		dcols := dcolsBuf[:m*cl.k]
+		if m < cl.k && pl.bf16 {
+			// As below, each part of the kernel rows giving its rows of
+			// the transposed result.
+			dcolsT := dcolsBuf[m*cl.k : 2*m*cl.k]
+			pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
+				pl.sgemm(false, true, k, m, cout, 1, wr, cout, d, ldd, 0, dcolsT[off*m:], m)
+			})
+			transpose(dcols, dcolsT, cl.k, m)
+			scatter(dcols, 0, g.n)
+			continue
+		}
+		wr := pl.kernelRows(cl, g, cout, w, wk)
 		if m < cl.k {
 			// Few rows (one or two positions per image): dy_class · wᵀ
 			// would pack the whole kernel block transposed for a handful

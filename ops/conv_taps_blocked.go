@@ -50,6 +50,23 @@ func (pl *convPlan) classRows(g convGeom, cl *tapClass, dst, x []float32, r0, r1
 	})
 }
 
+// eachKernelRows calls f with the class's kernel rows as slices of the
+// HWIO kernel w (a (kh*kw*c) x cout matrix): once, k = cl.k, when they
+// are contiguous (the full kx range), else once per kernel row ky with
+// its taps, off being their first column in the class's panel rows. The
+// bfloat16 GEMMs take them so, one GEMM per part, instead of a gathered
+// copy of the kernel (gatherKernel), which their packing makes anyway.
+func (pl *convPlan) eachKernelRows(cl *tapClass, g convGeom, cout int, w []float32, f func(off, k int, wr []float32)) {
+	if cl.wOff < 0 {
+		f(0, cl.k, w[cl.ky0*g.kw*g.c*cout:cl.ky1*g.kw*g.c*cout])
+		return
+	}
+	run := (cl.kx1 - cl.kx0) * g.c
+	for ky := cl.ky0; ky < cl.ky1; ky++ {
+		f((ky-cl.ky0)*run, run, w[((ky*g.kw+cl.kx0)*g.c)*cout:][:run*cout])
+	}
+}
+
 // blockedScratch is the scratch of forwardBlocked and backpropFilterBlocked
 // (floats): a block of a class's rows and its outputs, and two cout x maxK
 // matrices (the filter gradient's transposed partial sums).
@@ -64,15 +81,23 @@ func (pl *convPlan) blockedScratch(g convGeom, cout int) int {
 }
 
 // forwardBlocked is forward for bfloat16 GEMMs, gathering each class's
-// rows by blocks of images from x (no panel).
-func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w, wk, scratch []float32) {
+// rows by blocks of images from x (no panel), and reading the kernel rows
+// in place (eachKernelRows).
+func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w, scratch []float32) {
 	pl.dyFresh = false
 	if pl.uncovered(g) {
 		clear(y)
 	}
 	for i := range pl.classes {
 		cl := &pl.classes[i]
-		wr := pl.kernelRows(cl, g, cout, w, wk)
+		// c += rows · kernel rows, over the parts of the kernel rows
+		gemm := func(m int, a, c []float32, ldc int) {
+			beta := float32(0)
+			pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
+				pl.sgemm(false, false, m, cout, k, 1, a[off:], cl.ld, wr, cout, beta, c, ldc)
+				beta = 1
+			})
+		}
 		per, nb := pl.classBlock(cl, g.n)
 		rows := min(nb, g.n) * per
 		a := scratch[:rows*cl.ld]
@@ -82,10 +107,10 @@ func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w, wk, scratch []
 			pl.classRows(g, cl, a, x, r0, r1)
 			m := r1 - r0
 			if cl.stride > 0 {
-				pl.sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, y[(cl.r0+r0*cl.stride)*cout:], cl.stride*cout)
+				gemm(m, a, y[(cl.r0+r0*cl.stride)*cout:], cl.stride*cout)
 				continue
 			}
-			pl.sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, tmp, cout)
+			gemm(m, a, tmp, cout)
 			parallelRows(m, cout, func(lo, hi int) {
 				for r := lo; r < hi; r++ {
 					p := int(cl.rows[r0+r])
