@@ -56,7 +56,7 @@ type config struct {
 	backupDir, workingDir   string
 	epochs, steps, batch    int
 	limit, replicas         int
-	evalBatch               int
+	evalBatch, perExec      int
 	seed                    int64
 	verbose                 int
 	learningRate            float64
@@ -79,6 +79,7 @@ func main() {
 	flag.IntVar(&c.batch, "batch-size", 64, "batch size of one step (per replica with -strategy mirrored)")
 	flag.IntVar(&c.limit, "limit", 0, "use only the first N training examples (0: all)")
 	flag.IntVar(&c.replicas, "replicas", 2, "with -strategy mirrored: replicas (logical CPUs)")
+	flag.IntVar(&c.perExec, "steps-per-execution", 10, "Keras' steps_per_execution, as the tutorial compiles: steps per scheduled call on a worker")
 	flag.IntVar(&c.evalBatch, "eval-batch-size", 256, "batch size of the chief's evaluation")
 	flag.Int64Var(&c.seed, "seed", 1, "random seed for weights and shuffling")
 	flag.IntVar(&c.verbose, "verbose", keras.VerboseEpoch, "Fit verbosity on the chief, as Keras' verbose")
@@ -88,7 +89,7 @@ func main() {
 	flag.Parse()
 	c.set = map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
-	cli.MustCheck(cli.NonNegative("epochs", "steps-per-epoch", "limit"), cli.Positive("batch-size", "replicas", "eval-batch-size"))
+	cli.MustCheck(cli.NonNegative("epochs", "steps-per-epoch", "limit"), cli.Positive("batch-size", "replicas", "eval-batch-size", "steps-per-execution"))
 	if err := defaults(&c); err != nil {
 		fmt.Fprintln(os.Stderr, "parameter_server:", err)
 		flag.Usage()
@@ -169,7 +170,7 @@ func buildModel(c config, strategy engine.Strategy) (*keras.Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		return model, model.Compile(keras.CompileConfig{Loss: "mse", Optimizer: optimizers.NewSGD(optimizers.LearningRate(c.learningRate))})
+		return model, model.Compile(keras.CompileConfig{Loss: "mse", Optimizer: optimizers.NewSGD(optimizers.LearningRate(c.learningRate)), StepsPerExecution: c.perExec})
 	}
 	model, err := models.MNISTCNN()
 	if err != nil {
@@ -179,6 +180,8 @@ func buildModel(c config, strategy engine.Strategy) (*keras.Model, error) {
 		Optimizer: optimizers.NewAdam(optimizers.LearningRate(c.learningRate)),
 		Loss:      losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true)),
 		Metrics:   []any{"accuracy"},
+
+		StepsPerExecution: c.perExec,
 	})
 }
 
