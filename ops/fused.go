@@ -24,6 +24,16 @@ func fuseRelu(x Tensor) (Tensor, bool) {
 		return ts
 	}
 	switch op.name {
+	case "CastToBFloat16":
+		// Under mixed_bfloat16 a ReLU layer's input is a layer's rounded
+		// output: Relu(CastToBFloat16(p)) = CastToBFloat16(Relu(p))
+		// (rounding keeps signs and zero), so the ReLU goes into p's op.
+		// The gradient masks by p's ReLU output > 0 instead of the
+		// rounded one's, which differ only below bfloat16's smallest
+		// subnormal.
+		if inner, ok := fuseRelu(in()[0]); ok {
+			return CastToBFloat16(inner), true
+		}
 	case "BiasAdd":
 		ts := in()
 		return BiasAddRelu(ts[0], ts[1]), true

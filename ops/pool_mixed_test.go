@@ -89,3 +89,57 @@ func TestMaxPoolOfReluMixed(t *testing.T) {
 		}
 	}
 }
+
+// TestReluOfCastFused: a ReLU layer under mixed_bfloat16 gets the previous
+// layer's rounded output; Relu(CastToBFloat16(BiasAdd(x, b))) becomes
+// CastToBFloat16(BiasAddRelu(x, b)) (equal values: rounding keeps signs),
+// and its gradient is the rounded dy where x + b > 0.
+func TestReluOfCastFused(t *testing.T) {
+	const n, c = 5, 4
+	r := rand.New(rand.NewPCG(5, 6))
+	x := make([]float32, n*c)
+	wts := make([]float32, n*c)
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+		wts[i] = float32(r.NormFloat64())
+	}
+	bias := []float32{0.3, -0.1, 0.2, -0.4}
+	xv := ops.NewVariable("x", ops.Shape{n, c}, x, true)
+	tr := ops.NewTrace(true, 0, 1)
+	y := ops.Relu(ops.CastToBFloat16(ops.BiasAdd(tr.Read(xv), tr.Constant(ops.Shape{c}, bias))))
+	op := y.Node().Op().(*ops.Op)
+	if op.Kind() != "CastToBFloat16" {
+		t.Fatalf("Relu of a cast is a %s op", op.Kind())
+	}
+	loss := ops.Sum(ops.Mul(y, tr.Constant(ops.Shape{n, c}, wts)), false)
+	g, err := ops.Gradients(loss, []*ops.Variable{xv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Compile(tr, []ops.Tensor{y, g[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range p.Plan().Steps {
+		if st.Kind == "Relu" || st.Kind == "BiasAdd" {
+			t.Errorf("a %s step runs: the ReLU was not fused into BiasAddRelu", st.Kind)
+		}
+	}
+	vals, err := p.Run(engine.Single{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range x {
+		s := x[i] + bias[i%c]
+		if want := max(ops.RoundBFloat16(s), 0); vals[0].Data[i] != want {
+			t.Errorf("y[%d] = %g, want %g", i, vals[0].Data[i], want)
+		}
+		want := float32(0)
+		if s > 0 {
+			want = ops.RoundBFloat16(wts[i])
+		}
+		if vals[1].Data[i] != want {
+			t.Errorf("dx[%d] = %g, want %g", i, vals[1].Data[i], want)
+		}
+	}
+}
