@@ -368,9 +368,17 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tens
 	}
 	tr := sameTrace("Conv2DBackpropInput", ins...)
 	scratch := traceScratch(tr)
+	var dc *dxConv // on bfloat16 GEMMs, a stride-1 convolution's dx as a forward pass (conv_dx_forward.go)
+	if st.bf16 && st.plan != nil && bf16Faster(false, g.rows(), g.c, g.kh*g.kw*cout) {
+		dc = newDxConv(g, cout)
+	}
 	return tr.apply(&Op{
 		name: "Conv2DBackpropInput", out: Shape{g.n, g.h, g.w, g.c}, attrs: fmt.Sprintf("%+v%+v", attrs, g),
 		fwd: func(o []float32, in [][]float32) {
+			if dc != nil {
+				dc.run(o, in[1], in[0], scratch)
+				return
+			}
 			if pl := st.plan; pl != nil {
 				pl.backpropInput(g, cout, o, in[1], in[0], st.wk, scratch.get(2*pl.maxRows*pl.maxK))
 				return

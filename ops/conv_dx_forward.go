@@ -1,0 +1,61 @@
+package ops
+
+import "github.com/gokeras/gokeras/internal/vec"
+
+// The input gradient of a stride-1 convolution is itself a convolution:
+// dx = conv(dy, w') with w'[ky][kx][co][ci] = w[kh-1-ky][kw-1-kx][ci][co]
+// (the kernel flipped in space, its channels swapped), padded by
+// kh-1-pt, kw-1-pl. On bfloat16 GEMMs it runs as a forward pass (tap
+// classes by blocks of images, forwardBlocked): each output is written
+// once, where dy·wᵀ then col2im writes a column matrix kh*kw times the
+// size of dx and adds it back.
+
+// dxConv is the forward convolution computing a convolution's input
+// gradient (newDxConv).
+type dxConv struct {
+	g    convGeom  // over dy: n x oh x ow x cout, output n x h x w x c
+	plan *convPlan // its tap classes
+	wt   []float32 // w', remade each step
+}
+
+// dxConvMaxKernel bounds the kernels that go this way (floats): the flip
+// is a pass over w each step, which the 3x3 kernels over 256 channels
+// (590 Ki floats, on 2x2 maps) do not win back (BenchmarkConvOp).
+const dxConvMaxKernel = 256 << 10
+
+// newDxConv returns the input gradient of g (cout output channels) as a
+// forward convolution, or nil where that does not apply: strides or
+// dilations other than 1, padding that is not the same on both sides
+// (after the flip), or a plan without tap classes.
+func newDxConv(g convGeom, cout int) *dxConv {
+	if g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 || g.kh*g.kw*g.c*cout > dxConvMaxKernel {
+		return nil
+	}
+	if 2*g.pt != g.kh-1 || 2*g.pl != g.kw-1 || g.oh != g.h || g.ow != g.w {
+		return nil
+	}
+	d := &dxConv{g: newGeom("Conv2DBackpropInput", Shape{g.n, g.oh, g.ow, cout}, g.kh, g.kw, [2]int{1, 1}, [2]int{1, 1}, "same")}
+	if d.g.oh != g.h || d.g.ow != g.w || d.g.pt != g.pt || d.g.pl != g.pl {
+		return nil
+	}
+	if d.plan = newConvPlan(d.g, g.c); d.plan == nil {
+		return nil
+	}
+	d.plan.gemmMode = gemmMode{bf16: true}
+	d.wt = make([]float32, g.kh*g.kw*g.c*cout)
+	return d
+}
+
+// run computes dx from dy and the forward kernel w (kh, kw, c, cout).
+func (d *dxConv) run(dx, dy, w []float32, scratch *scratchArena) {
+	g := d.g // input channels cout, output channels c (forward's)
+	c, cout := len(w)/(g.kh*g.kw*g.c), g.c
+	taps := g.kh * g.kw
+	parallelRows(taps, c*cout, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			// w'[t] (cout x c) is the transpose of w[taps-1-t] (c x cout)
+			vec.Transpose(d.wt[t*cout*c:(t+1)*cout*c], w[(taps-1-t)*c*cout:(taps-t)*c*cout], c, cout, 0, c)
+		}
+	})
+	d.plan.forwardBlocked(g, c, dx, dy, d.wt, scratch.get(d.plan.blockedScratch(g, c)))
+}
