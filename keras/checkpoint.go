@@ -92,12 +92,45 @@ func (c *Checkpoint) addSeedStates(vars map[string]*ops.Variable) {
 	}
 }
 
+// addOptimizer adds the optimizer's variables as "optimizer/<i>"; a
+// LossScaleOptimizer's are its inner optimizer's, and its step_counter
+// and dynamic_scale as "optimizer/step_counter" and
+// "optimizer/dynamic_scale" (mixed_saving.go).
 func (c *Checkpoint) addOptimizer(vars map[string]*ops.Variable) {
-	if c.Optimizer != nil {
-		for i, v := range c.Optimizer.Variables() {
-			vars[fmt.Sprintf("optimizer/%d", i)] = v
+	if c.Optimizer == nil {
+		return
+	}
+	vs := c.Optimizer.Variables()
+	if inner, counter, scale, ok := lossScaleCheckpointVars(c.Optimizer); ok {
+		vs = inner
+		vars[ckptStepCounterKey], vars[ckptDynamicScaleKey] = counter, scale
+	}
+	for i, v := range vs {
+		vars[fmt.Sprintf("optimizer/%d", i)] = v
+	}
+}
+
+// makeSlots makes the model's optimizer create its slots when it is the
+// checkpoint's optimizer, has not trained yet and the file holds more
+// optimizer variables than it has (its slots), so that they are restored
+// rather than start from zero.
+func (c *Checkpoint) makeSlots(r *npzReader, vars map[string]*ops.Variable) (map[string]*ops.Variable, error) {
+	if c.Model == nil || c.Optimizer == nil || c.Model.optimizer != c.Optimizer {
+		return vars, nil
+	}
+	n := 0
+	for k := range vars {
+		if strings.HasPrefix(k, "optimizer/") && k != ckptStepCounterKey && k != ckptDynamicScaleKey {
+			n++
 		}
 	}
+	if !r.has(fmt.Sprintf("optimizer/%d", n)) {
+		return vars, nil
+	}
+	if err := c.Model.createOptimizerSlots(); err != nil {
+		return nil, err
+	}
+	return c.variables()
 }
 
 // Save writes the checkpoint to prefix-N.npz (N counting saves from 1, as
@@ -137,8 +170,11 @@ func (c *Checkpoint) Write(path string) error {
 
 // Restore loads a checkpoint written by Save or Write into every replica
 // copy of the tracked variables. Optimizer slots that do not exist yet
-// (an optimizer that has not stepped) are created by its first step and
-// start from zero; everything the checkpoint names must match in size.
+// (an optimizer that has not stepped) are made first when the optimizer
+// is the model's (else they are created by its first step and start from
+// zero); everything the checkpoint names must match in size. A
+// LossScaleOptimizer's loss scale and step counter are restored with it
+// (a scale that is not positive and finite is an error).
 // Nothing is assigned unless every value is read and verified: the
 // checksums that Write stores are checked, and a file that fails them is
 // an error naming the file and the variable. Checkpoints written before
@@ -171,6 +207,11 @@ func (c *Checkpoint) restore(path string) error {
 	}
 	if !r.has(firstKey(vars, "model/layers/")) && r.has(firstKey(c.legacyVariables(), "model/layer_with_weights-")) {
 		vars = c.legacyVariables() // written before structure keys
+	} else if vars, err = c.makeSlots(r, vars); err != nil {
+		return err
+	}
+	if err := checkLossScaleKeys(r, vars); err != nil { // mixed_saving.go
+		return err
 	}
 	var todo []*ops.Variable
 	var vals [][]float32
@@ -194,6 +235,9 @@ func (c *Checkpoint) restore(path string) error {
 		data, err := a.float32s()
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := checkLossScaleValue(name, v, data); err != nil { // mixed_saving.go
+			return err
 		}
 		todo = append(todo, v)
 		vals = append(vals, data)

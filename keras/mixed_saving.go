@@ -1,6 +1,16 @@
 package keras
 
-import "github.com/gokeras/gokeras/keras/optimizers"
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/gokeras/gokeras/internal/hdf5"
+
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
+)
 
 // compiledOptimizer is the optimizer a compile config records: a
 // LossScaleOptimizer's inner optimizer, as Keras 3 records the optimizer
@@ -31,7 +41,7 @@ func lossScaleEntries(lso *optimizers.LossScaleOptimizer, inner []structVar) []s
 		{kind: kindZeroInt},
 		{kind: kindZeroFloat},
 		{kind: kindIntVariable, v: counter, shape: counter.Shape()},
-		{v: scale, shape: scale.Shape()},
+		{kind: kindLossScale, v: scale, shape: scale.Shape()},
 	}
 	name := ""
 	if in := lso.InnerOptimizer(); in != nil {
@@ -55,4 +65,136 @@ func optimizerFileVars(opt optimizers.Optimizer) int {
 		n += 2
 	}
 	return n
+}
+
+// checkLossScale checks a dynamic_scale read from a file (at path, the
+// variable v): one value, positive and finite; a scale of 0, a negative
+// one or an inf or NaN would make every later step non-finite or wrong.
+func checkLossScale(path string, v *ops.Variable, vals []float32) error {
+	if len(vals) != 1 {
+		return fmt.Errorf("%s: %d values where the loss scale (%s) is a scalar", path, len(vals), v.Name())
+	}
+	if s := float64(vals[0]); !(s > 0) || math.IsInf(s, 0) {
+		return fmt.Errorf("%s: the loss scale (%s) is %g; it must be positive and finite", path, v.Name(), s)
+	}
+	return nil
+}
+
+// lossScaleCheckpointVars splits a LossScaleOptimizer's variables for a
+// Checkpoint: the inner optimizer's (keyed "optimizer/<i>" as any
+// optimizer's, so that slots made later do not shift them), and its
+// step_counter and dynamic_scale, keyed by name. ok is false for another
+// optimizer.
+func lossScaleCheckpointVars(opt optimizers.Optimizer) (inner []*ops.Variable, counter, scale *ops.Variable, ok bool) {
+	if _, ok := opt.(*optimizers.LossScaleOptimizer); !ok {
+		return nil, nil, nil, false
+	}
+	vs := opt.Variables() // the inner optimizer's, then step_counter and dynamic_scale
+	n := len(vs)
+	return vs[:n-2], vs[n-2], vs[n-1], true
+}
+
+// Checkpoint keys of a LossScaleOptimizer's own variables.
+const (
+	ckptStepCounterKey  = "optimizer/step_counter"
+	ckptDynamicScaleKey = "optimizer/dynamic_scale"
+)
+
+// checkLossScaleKeys checks a checkpoint restored into a
+// LossScaleOptimizer: it holds both its step_counter and its
+// dynamic_scale or neither (a checkpoint of another optimizer, whose
+// scale then stays as it is, with a warning).
+func checkLossScaleKeys(r *npzReader, vars map[string]*ops.Variable) error {
+	v, ok := vars[ckptDynamicScaleKey]
+	if !ok {
+		return nil
+	}
+	hasC, hasS := r.has(ckptStepCounterKey), r.has(ckptDynamicScaleKey)
+	switch {
+	case hasC && !hasS:
+		return fmt.Errorf("%s (%s) is missing: the file holds the loss scale's step counter but not the scale", ckptDynamicScaleKey, v.Name())
+	case hasS && !hasC:
+		return fmt.Errorf("%s (%s) is missing: the file holds the loss scale but not its step counter", ckptStepCounterKey, vars[ckptStepCounterKey].Name())
+	case !hasS && r.has("optimizer/0"):
+		warnf("keras: the checkpoint holds no loss scale (saved without a LossScaleOptimizer?): %s keeps its scale", v.Name())
+	}
+	return nil
+}
+
+// checkLossScaleValue checks the value a checkpoint holds for a
+// LossScaleOptimizer's step_counter or dynamic_scale (key name).
+func checkLossScaleValue(name string, v *ops.Variable, data []float32) error {
+	switch name {
+	case ckptDynamicScaleKey:
+		return checkLossScale(name, v, data)
+	case ckptStepCounterKey:
+		if len(data) != 1 || !(data[0] >= 0) || data[0] > 1<<24 || data[0] != float32(math.Trunc(float64(data[0]))) {
+			return fmt.Errorf("%s (%s): not an integer scalar in [0, 2^24]", name, v.Name())
+		}
+	}
+	return nil
+}
+
+// lossScaleIncomplete is the error for a LossScaleOptimizer's own group
+// ("optimizer/vars", e) whose datasets are not the optimizer's while the
+// file's "optimizer/inner_optimizer/vars" matches its inner optimizer: a
+// file saved with such a LossScaleOptimizer that lacks (or adds)
+// variables, such as its dynamic_scale. It is nil for other entries, and
+// for files saved with another optimizer (no inner_optimizer group, or
+// another inner optimizer), which leave the optimizer as it is with
+// Keras' warning.
+func lossScaleIncomplete(root *hdf5.Group, e structEntry, entries []structEntry, g *hdf5.Group) error {
+	if e.path != "optimizer" || g == nil {
+		return nil
+	}
+	var inner *structEntry
+	for i := range entries {
+		if entries[i].path == "optimizer/inner_optimizer" {
+			inner = &entries[i]
+		}
+	}
+	if inner == nil {
+		return nil
+	}
+	ig, _, err := root.Lookup(inner.varsPath())
+	if err != nil || ig == nil || len(ig.Datasets) != len(inner.vars) {
+		return nil
+	}
+	// The first dataset that is absent, or not of the variable's shape and
+	// type (an integer where a float is kept, or the reverse: the
+	// datasets after a missing one, renumbered), names the missing one.
+	for i, v := range e.vars {
+		d := g.Dataset(strconv.Itoa(i))
+		wantInt := v.kind == kindIterations || v.kind == kindZeroInt || v.kind == kindIntVariable
+		if d == nil || !slices.Equal(normShape(d.Shape), normShape(v.shape)) || h5IsInt(d.Value) != wantInt {
+			return fmt.Errorf("%s/%d (%s) is missing: the file holds %d of LossScaleOptimizer %s's %d variables", e.varsPath(), i, structVarName(e, v), len(g.Datasets), e.name, len(e.vars))
+		}
+	}
+	return fmt.Errorf("%s: %d datasets where LossScaleOptimizer %s keeps %d (its iteration, learning rate, step_counter and dynamic_scale, then its inner optimizer's %d)", e.varsPath(), len(g.Datasets), e.name, len(e.vars), len(inner.vars))
+}
+
+// structVarName names a variable of entry e for an error: the variable's
+// name, or for the values gokeras computes, Keras' name of them.
+func structVarName(e structEntry, v structVar) string {
+	if v.v != nil {
+		return v.v.Name()
+	}
+	switch v.kind {
+	case kindIterations, kindZeroInt:
+		return e.name + "/iteration"
+	case kindLearningRate, kindZeroFloat:
+		return e.name + "/learning_rate"
+	case kindUProduct:
+		return e.name + "/u_product"
+	}
+	return e.name
+}
+
+// h5IsInt reports whether a dataset's values are integers.
+func h5IsInt(v any) bool {
+	switch v.(type) {
+	case []int64, []int32, []int16, []int8, []uint64, []uint32, []uint16, []uint8:
+		return true
+	}
+	return false
 }

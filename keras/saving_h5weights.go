@@ -136,6 +136,9 @@ func (m *Model) h5Restore(root *hdf5.Group, withOptimizer bool) (func() error, e
 			}
 		}
 		if e.optimizer && n != len(e.vars) {
+			if err := lossScaleIncomplete(root, e, entries, g); err != nil { // mixed_saving.go
+				return nil, err
+			}
 			if n > 0 {
 				warnf("keras: optimizer %s has %d variables, the file's optimizer %d: its variables are not loaded (as Keras skips them)", e.name, len(e.vars), n)
 			}
@@ -151,7 +154,7 @@ func (m *Model) h5Restore(root *hdf5.Group, withOptimizer bool) (func() error, e
 		for i, v := range e.vars {
 			d := g.Dataset(strconv.Itoa(i))
 			if d == nil {
-				return nil, fmt.Errorf("%s: no dataset %q", e.varsPath(), strconv.Itoa(i))
+				return nil, fmt.Errorf("%s: no dataset %q (%s)", e.varsPath(), strconv.Itoa(i), structVarName(e, v))
 			}
 			f, err := h5Assigner(m, e.varsPath()+"/"+d.Name, v, d)
 			if err != nil {
@@ -224,6 +227,9 @@ func h5Unconsumed(g *hdf5.Group, path string, consumed map[*hdf5.Group]bool) str
 
 // h5Assigner checks dataset d against v and returns the assignment.
 func h5Assigner(m *Model, path string, v structVar, d *hdf5.Dataset) (func() error, error) {
+	if v.kind == kindLossScale || v.kind == kindIntVariable {
+		path += " (" + v.v.Name() + ")" // a LossScaleOptimizer's dynamic_scale or step_counter
+	}
 	if !slices.Equal(normShape(d.Shape), normShape(v.shape)) {
 		return nil, fmt.Errorf("%s: expected shape %s, the file has %s", path, shapeStr(v.shape), shapeStr(d.Shape))
 	}
@@ -252,8 +258,8 @@ func h5Assigner(m *Model, path string, v structVar, d *hdf5.Dataset) (func() err
 		return func() error { return nil }, nil // computed from the step count, or not kept
 	case kindIntVariable:
 		n, err := h5Int(d.Value)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%s: not a non-negative integer scalar (%T)", path, d.Value)
+		if err != nil || n < 0 || n > 1<<24 {
+			return nil, fmt.Errorf("%s: not an integer scalar in [0, 2^24] (%T %v)", path, d.Value, d.Value)
 		}
 		iv := v.v
 		return func() error { return iv.Assign([]float32{float32(n)}) }, nil
@@ -261,6 +267,11 @@ func h5Assigner(m *Model, path string, v structVar, d *hdf5.Dataset) (func() err
 	vals, err := h5Float32s(d.Value)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if v.kind == kindLossScale {
+		if err := checkLossScale(path, v.v, vals); err != nil { // mixed_saving.go
+			return nil, err
+		}
 	}
 	if len(vals) != v.shape.Size() {
 		return nil, fmt.Errorf("%s: %d values for shape %s", path, len(vals), shapeStr(v.shape))

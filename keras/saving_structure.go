@@ -43,6 +43,7 @@ const (
 	kindIntVariable                 // an *ops.Variable holding an integer, saved as int64 (a LossScaleOptimizer's step_counter)
 	kindZeroInt                     // an int64 0 gokeras does not keep (a LossScaleOptimizer's own iteration; read and ignored)
 	kindZeroFloat                   // a float32 0 gokeras does not keep (a LossScaleOptimizer's own learning rate)
+	kindLossScale                   // a LossScaleOptimizer's dynamic_scale: a float32 scalar, positive and finite
 )
 
 // structVar is one dataset of a weights file.

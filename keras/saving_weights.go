@@ -412,16 +412,34 @@ func (m *Model) npzCheckpointRestore(r *npzReader) (func() error, error) {
 		}
 	}
 	if m.optimizer != nil && fileOpt > 0 && fileOpt != wantOpt {
-		return nil, fmt.Errorf("the file holds %d optimizer variables, optimizer %s has %d (was it saved with another optimizer?)", fileOpt, m.optimizer.Name(), wantOpt)
+		missing := ""
+		for i, k := range keys {
+			if strings.HasPrefix(k, "optimizer/vars/") && !r.has(k) {
+				missing = "; " + k + " is missing"
+				if vars[i].v != nil {
+					missing += " (" + vars[i].v.Name() + ")"
+				}
+				break
+			}
+		}
+		return nil, fmt.Errorf("the file holds %d optimizer variables, optimizer %s has %d (was it saved with another optimizer?)%s", fileOpt, m.optimizer.Name(), wantOpt, missing)
 	}
 	var assigns []func() error
 	for i, v := range vars {
 		key := keys[i]
 		switch v.kind {
-		case kindVariable:
+		case kindVariable, kindLossScale:
 			vals, err := readKeyed(r, keys[i:i+1], []*ops.Variable{v.v})
+			if err != nil && v.kind == kindLossScale {
+				return nil, fmt.Errorf("%w (%s)", err, v.v.Name())
+			}
 			if err != nil {
 				return nil, err
+			}
+			if v.kind == kindLossScale {
+				if err := checkLossScale(key, v.v, vals[0]); err != nil { // mixed_saving.go
+					return nil, err
+				}
 			}
 			vv := v.v
 			assigns = append(assigns, func() error { return vv.Assign(vals[0]) })
@@ -436,6 +454,9 @@ func (m *Model) npzCheckpointRestore(r *npzReader) (func() error, error) {
 			f, err := a.float64s()
 			if err != nil || len(f) != 1 || (v.kind != kindLearningRate && (f[0] < 0 || f[0] != math.Trunc(f[0]))) {
 				return nil, fmt.Errorf("%s is not a valid scalar", key)
+			}
+			if v.kind == kindIntVariable && f[0] > 1<<24 {
+				return nil, fmt.Errorf("%s (%s) is %g, beyond 2^24", key, v.v.Name(), f[0])
 			}
 			switch v.kind {
 			case kindIntVariable:
