@@ -408,7 +408,7 @@ func (c *ClusterCoordinator) workerLoop(w *workerConn) {
 // queue when w was lost.
 func (c *ClusterCoordinator) run(w *workerConn, cl *closure) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.s.cfg.stepTimeout)
-	resp, err := w.c.Run(ctx, &psrpc.RunRequest{Function: cl.fn.id, Name: cl.fn.name, Args: cl.args, Closure: cl.id})
+	resp, err := w.c.Run(ctx, &psrpc.RunRequest{Function: cl.fn.id, Name: cl.fn.name, Args: cl.args, Closure: cl.id, Writes: c.s.chiefWrites()})
 	cancel()
 	if err != nil {
 		st, _ := status.FromError(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/gokeras/gokeras/internal/psrpc"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/optimizers"
 	"github.com/gokeras/gokeras/ops"
@@ -139,9 +140,69 @@ func (s *ParameterServerStrategy) PSJoin() error {
 	return c.Join()
 }
 
-// PSServe is [ParameterServerStrategy.Join] (worker and ps tasks), for
-// keras.Model.Fit.
-func (s *ParameterServerStrategy) PSServe() error { return s.Join() }
+// PSServe serves this task for keras.Model.Fit: a server until the
+// chief's Close ([ParameterServerStrategy.Join]); a worker until the chief
+// finished the Fit whose step is registered as name (PSFinish), or until
+// the chief's Close, so that every task of the same program goes on to
+// its next Fit or loop together.
+func (s *ParameterServerStrategy) PSServe(name string) error {
+	if s.taskType != "worker" || name == "" {
+		return s.Join()
+	}
+	fitFunctions.Lock()
+	f := fitFunctions.m[s][name]
+	fitFunctions.Unlock()
+	if f == nil {
+		return fmt.Errorf("distribute: ParameterServerStrategy: worker:%d serves no function %q (register it first)", s.taskID, name)
+	}
+	return s.serveUntil(f.id)
+}
+
+// PSFinish, on the chief, tells every worker that the Fit whose step is
+// registered as name is over (no more calls of it will be scheduled), for
+// keras.Model.Fit: each worker's Fit returns.
+func (s *ParameterServerStrategy) PSFinish(name string) error {
+	if !s.IsCoordinator() {
+		return nil
+	}
+	fitFunctions.Lock()
+	f := fitFunctions.m[s][name]
+	fitFunctions.Unlock()
+	if f == nil {
+		return fmt.Errorf("distribute: ParameterServerStrategy: no function %q registered", name)
+	}
+	s.finishFunction(f.id)
+	return nil
+}
+
+// PSFinalize, on the chief, makes each server's optimizer copy its moving
+// averages into the variables it holds (use_ema: Keras' fit ends with
+// finalize_variable_values), for keras.Model.Fit, which then pulls them.
+// Servers whose optimizer keeps no averages do nothing.
+func (s *ParameterServerStrategy) PSFinalize() error {
+	if !s.IsCoordinator() {
+		return fmt.Errorf("distribute: ParameterServerStrategy: %s:%d: only the chief finalizes the servers' variables", s.taskType, s.taskID)
+	}
+	s.chiefWrote()
+	return s.forEachPS(func(p *psClient) error {
+		ctx, cancel := s.rpcContext()
+		defer cancel()
+		_, err := p.c.FinalizeVariables(ctx, &psrpc.Empty{})
+		return s.psErr(p, "copying the optimizer's moving averages into the variables", err)
+	})
+}
+
+// PSClosed reports whether the cluster was shut down (Close): the servers
+// are gone, and Evaluate or Predict on the chief use its last pulled
+// weights.
+func (s *ParameterServerStrategy) PSClosed() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
 
 // PSPullOptimizer copies the servers' optimizer state (step count and
 // slots) into opt, a keras/optimizers Optimizer of the same class whose

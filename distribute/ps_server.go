@@ -33,6 +33,8 @@ type psServer struct {
 	optCfg  string
 	opt     optimizers.Optimizer
 	version int64
+	// pulled counts the values (float32) this server sent to Pull calls.
+	pulled int64
 }
 
 func newPSServer(s *ParameterServerStrategy) *psServer {
@@ -131,6 +133,9 @@ func (p *psServer) Pull(_ context.Context, req *psrpc.PullRequest) (*psrpc.PullR
 	vars, err := p.lookupLocked(req.Ids)
 	if err != nil {
 		return nil, err
+	}
+	for _, v := range vars {
+		p.pulled += int64(v.Shape().Size())
 	}
 	return &psrpc.PullResponse{Values: valuesOf(vars), Version: p.version}, nil
 }
@@ -350,6 +355,26 @@ func (p *psServer) SetOptimizerState(_ context.Context, st *psrpc.OptimizerState
 	if ovs := opt.Variables(); len(ovs) > 0 {
 		_ = ovs[0].Assign([]float32{float32(st.Iterations)})
 	}
+	return &psrpc.Empty{}, nil
+}
+
+// FinalizeVariables copies the optimizer's moving averages (use_ema) into
+// this server's trainable variables, as Keras' finalize_variable_values.
+func (p *psServer) FinalizeVariables(context.Context, *psrpc.Empty) (*psrpc.Empty, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, ok := p.opt.(interface{ FinalizeVariableValues([]*ops.Variable) })
+	if p.opt == nil || !ok {
+		return &psrpc.Empty{}, nil
+	}
+	var vars []*ops.Variable
+	for _, v := range p.vars {
+		if v.Trainable() {
+			vars = append(vars, v)
+		}
+	}
+	f.FinalizeVariableValues(vars)
+	p.version++
 	return &psrpc.Empty{}, nil
 }
 

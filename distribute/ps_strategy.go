@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +51,15 @@ type ParameterServerStrategy struct {
 	// checked is how many of vars matched the servers' (a worker checks
 	// its variables before its first pull or push).
 	checked int
+	// fresh holds the trainable variables whose values came back with
+	// this task's last push and have not been used by a step since: the
+	// next step reuses them instead of pulling them again.
+	fresh map[*trackedVar]bool
+	// writes counts, on the chief, its writes of variable values to the
+	// servers (Track, PushVariables, the end of a Fit with use_ema); each
+	// scheduled call carries it. On a worker it is the last count seen:
+	// a new one means the chief changed the values, and fresh is dropped.
+	writes int64
 
 	reg registry // functions and per-worker datasets, in registration order
 
@@ -62,6 +72,9 @@ type ParameterServerStrategy struct {
 	// (NewMPIParameterServerResolver).
 	finalizeMPI func()
 	coord       *ClusterCoordinator
+	// finished lists, on the chief, the functions it schedules no more
+	// (FinishFunction); the heartbeat repeats it to every worker.
+	finished []int64
 }
 
 // psClient is a connection to one parameter server.
@@ -127,7 +140,7 @@ func NewParameterServerStrategy(resolver ClusterResolver, opts ...ParameterServe
 	}
 	s := &ParameterServerStrategy{
 		cfg: cfg, resolver: resolver, spec: spec, taskType: tt, taskID: resolver.TaskID(),
-		byV: map[*ops.Variable]*trackedVar{}, done: make(chan struct{}),
+		byV: map[*ops.Variable]*trackedVar{}, fresh: map[*trackedVar]bool{}, done: make(chan struct{}),
 	}
 	s.reg.init()
 	if resolver.Name() == mpiPSResolverName {
@@ -174,8 +187,15 @@ func (s *ParameterServerStrategy) heartbeat() {
 		case <-tick.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		fin := s.finishedFunctions()
 		for _, w := range workers {
-			go w.Ping(ctx, &psrpc.Empty{})
+			if len(fin) > 0 {
+				// Repeated each second: a worker that missed the
+				// announcement, or restarted, learns it here.
+				go w.Finished(ctx, &psrpc.FinishedRequest{Functions: fin})
+			} else {
+				go w.Ping(ctx, &psrpc.Empty{})
+			}
 		}
 		for _, p := range s.ps {
 			go p.c.Ping(ctx, &psrpc.Empty{})
@@ -311,22 +331,79 @@ func (s *ParameterServerStrategy) Join() error {
 	if s.IsCoordinator() {
 		return fmt.Errorf("distribute: ParameterServerStrategy.Join: the chief coordinates and serves nothing; end its program with Close, which shuts the cluster down")
 	}
-	defer s.stopServing()
-	if s.finalizeMPI != nil {
-		defer s.finalizeMPI()
-	}
+	return s.serveUntil(-1)
+}
+
+// serveUntil serves until the chief shuts the cluster down (it then stops
+// this task's service and returns nil), until the chief finished function
+// fn (fn >= 0: it returns nil and goes on serving, for the next Fit), or
+// until the chief has been silent for ChiefTimeout (an error).
+func (s *ParameterServerStrategy) serveUntil(fn int64) error {
 	tick := time.NewTicker(min(time.Second, s.cfg.chiefTimeout/4))
 	defer tick.Stop()
+	end := func() {
+		s.stopServing()
+		if s.finalizeMPI != nil {
+			s.finalizeMPI()
+		}
+	}
 	for {
+		var more <-chan struct{}
+		if fn >= 0 {
+			fin, ch := s.reg.finishedState(fn)
+			if fin {
+				return nil
+			}
+			more = ch
+		}
 		select {
 		case <-s.done:
+			end()
 			return nil
+		case <-more:
+			continue
 		case <-tick.C:
 		}
 		if quiet := time.Since(time.Unix(0, s.lastCall.Load())); quiet > s.cfg.chiefTimeout {
+			end()
 			return fmt.Errorf("distribute: ParameterServerStrategy.Join: %s:%d has had no call for %v (ChiefTimeout): the chief at %s is gone; ending this task", s.taskType, s.taskID, quiet.Round(time.Second), s.spec["chief"][0])
 		}
 	}
+}
+
+// finishFunction, on the chief, records that fn will be scheduled no
+// more and tells every worker at once (the heartbeat repeats it each
+// second for those that missed it): a worker's Fit serving fn returns.
+func (s *ParameterServerStrategy) finishFunction(fn int64) {
+	s.mu.Lock()
+	if slices.Contains(s.finished, fn) {
+		s.mu.Unlock()
+		return
+	}
+	s.finished = append(s.finished, fn)
+	fin := slices.Clone(s.finished)
+	s.mu.Unlock()
+	c := s.coordinator()
+	if c == nil {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, w := range c.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, _ = w.c.Finished(ctx, &psrpc.FinishedRequest{Functions: fin})
+		}()
+	}
+	wg.Wait()
+}
+
+func (s *ParameterServerStrategy) finishedFunctions() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.finished)
 }
 
 // shutdownLocal ends this task's serving (Join returns).
@@ -393,24 +470,100 @@ func (s *ParameterServerStrategy) coordinator() *ClusterCoordinator {
 }
 
 // RunReplicas implements engine.Strategy. On a worker (or the chief, for a
-// custom step of its own) it pulls every tracked variable from the servers,
-// runs fn once with a context implementing ops.ParameterServerContext (an
-// optimizer's update becomes a push to the servers, whose fresh values it
-// writes back), then assigns the tracked non-trainable variables that fn
-// changed (BatchNormalization's moving statistics) on the servers. A "ps"
-// task runs no steps.
+// custom step of its own) it brings the tracked variables up to date from
+// the servers, runs fn once with a context implementing
+// ops.ParameterServerContext (an optimizer's update becomes a push to the
+// servers, whose fresh values it writes back), then assigns the tracked
+// non-trainable variables that fn changed (BatchNormalization's moving
+// statistics) on the servers. A "ps" task runs no steps.
+//
+// The values a push answers with are the servers' after that push, every
+// other worker's earlier pushes included; the next step uses them without
+// pulling them again, and pulls only the rest: the non-trainable
+// variables (other workers assign theirs), the trainable ones the last
+// step pushed no gradient for, everything on the first step, and
+// everything after the chief wrote values to the servers (Track,
+// PushVariables, a Fit's end with use_ema). Writes of a step's variables
+// made on this task between two steps are not sent anywhere and are
+// overwritten by the next push's answer; pull or push them explicitly.
 func (s *ParameterServerStrategy) RunReplicas(fn func(rc ops.ReplicaContext) error) error {
 	if s.taskType == "ps" {
 		return fmt.Errorf("distribute: ParameterServerStrategy: ps:%d runs no steps (a parameter server ends its program with Join)", s.taskID)
 	}
-	before, err := s.pullAll()
+	if s.IsCoordinator() && s.PSClosed() {
+		// After Close the servers are gone: the chief's Evaluate and
+		// Predict run on its last pulled weights.
+		return fn(closedContext{s})
+	}
+	before, err := s.pullForStep()
 	if err != nil {
 		return err
 	}
 	if err := fn(&psContext{s: s}); err != nil {
+		s.dropFresh()
 		return err
 	}
-	return s.assignChanged(before)
+	if err := s.assignChanged(before); err != nil {
+		s.dropFresh()
+		return err
+	}
+	return nil
+}
+
+// closedContext is the chief's replica context after Close: a step may
+// read its copies of the variables, not update them.
+type closedContext struct{ s *ParameterServerStrategy }
+
+func (closedContext) ReplicaID() int                 { return 0 }
+func (closedContext) NumReplicas() int               { return 1 }
+func (closedContext) AllReduceSum([][]float32) error { return nil }
+
+// PushGradients implements ops.ParameterServerContext: an error, the
+// servers are gone.
+func (c closedContext) PushGradients(_ any, vars []*ops.Variable, _ [][]float32) error {
+	name := ""
+	if len(vars) > 0 {
+		name = vars[0].Name()
+	}
+	return fmt.Errorf("distribute: ParameterServerStrategy: the chief closed the cluster (Close): no parameter server takes the gradients of %q any more; train before Close", name)
+}
+
+// dropFresh makes the next step pull every variable.
+func (s *ParameterServerStrategy) dropFresh() {
+	s.mu.Lock()
+	clear(s.fresh)
+	s.mu.Unlock()
+}
+
+// noteChiefWrites records the chief's count of writes that came with a
+// scheduled call: when it changed, the values of the last push may
+// predate a write, and the next step pulls everything.
+func (s *ParameterServerStrategy) noteChiefWrites(n int64) {
+	s.mu.Lock()
+	if n != s.writes {
+		s.writes = n
+		clear(s.fresh)
+	}
+	s.mu.Unlock()
+}
+
+// chiefWrote counts a write of variable values to the servers by the
+// chief (scheduled calls carry the count).
+func (s *ParameterServerStrategy) chiefWrote() {
+	if s.taskType != "chief" {
+		return
+	}
+	s.mu.Lock()
+	s.writes++
+	clear(s.fresh)
+	s.mu.Unlock()
+}
+
+// chiefWrites is the count of chiefWrote.
+func (s *ParameterServerStrategy) chiefWrites() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
 }
 
 func (s *ParameterServerStrategy) String() string {

@@ -158,6 +158,7 @@ func (s *ParameterServerStrategy) rpcContext() (context.Context, context.CancelF
 }
 
 func (s *ParameterServerStrategy) initServers(tvs []*trackedVar) error {
+	s.chiefWrote()
 	reqs := make([]*psrpc.InitRequest, len(s.ps))
 	for i := range reqs {
 		reqs[i] = &psrpc.InitRequest{}
@@ -348,6 +349,9 @@ func (s *ParameterServerStrategy) assign(tvs []*trackedVar) error {
 	if len(tvs) == 0 {
 		return nil
 	}
+	if slices.ContainsFunc(tvs, func(tv *trackedVar) bool { return tv.v.Trainable() }) {
+		s.chiefWrote()
+	}
 	reqs := make([]*psrpc.AssignRequest, len(s.ps))
 	for i := range reqs {
 		reqs[i] = &psrpc.AssignRequest{}
@@ -370,15 +374,26 @@ func (s *ParameterServerStrategy) assign(tvs []*trackedVar) error {
 	})
 }
 
-// pullAll pulls every tracked variable and returns the values of the
-// non-trainable ones, to see later which a step changed.
-func (s *ParameterServerStrategy) pullAll() (map[*trackedVar][]float32, error) {
-	tvs, _ := s.tracked("", nil)
-	if err := s.pull(tvs); err != nil {
+// pullForStep pulls the tracked variables a step needs (see
+// RunReplicas: all but the trainable ones the last push refreshed) and
+// returns the values of the non-trainable ones, to see later which the
+// step changed. The refreshed values serve one step only.
+func (s *ParameterServerStrategy) pullForStep() (map[*trackedVar][]float32, error) {
+	s.mu.Lock()
+	all := slices.Clone(s.vars)
+	need := make([]*trackedVar, 0, len(all))
+	for _, tv := range all {
+		if !tv.v.Trainable() || !s.fresh[tv] {
+			need = append(need, tv)
+		}
+	}
+	clear(s.fresh)
+	s.mu.Unlock()
+	if err := s.pull(need); err != nil {
 		return nil, err
 	}
 	before := map[*trackedVar][]float32{}
-	for _, tv := range tvs {
+	for _, tv := range all {
 		if !tv.v.Trainable() {
 			before[tv] = tv.v.Numpy()
 		}
@@ -493,5 +508,11 @@ func (s *ParameterServerStrategy) pushGradients(optimizer any, vars []*ops.Varia
 			return err
 		}
 	}
+	// Every shard of each variable came back: the next step may use them.
+	s.mu.Lock()
+	for _, tv := range tvs {
+		s.fresh[tv] = true
+	}
+	s.mu.Unlock()
 	return nil
 }

@@ -28,6 +28,10 @@ type registry struct {
 	funcs    []registered
 	datasets []func() (any, error)
 	built    map[int64]any // this worker's per-worker datasets
+	// finished holds the functions the coordinator schedules no more (a
+	// Fit that ended); finCh is closed, and replaced, when it grows.
+	finished map[int64]bool
+	finCh    chan struct{}
 }
 
 type registered struct {
@@ -38,6 +42,33 @@ type registered struct {
 func (r *registry) init() {
 	r.changed = sync.NewCond(&r.mu)
 	r.built = map[int64]any{}
+	r.finished = map[int64]bool{}
+	r.finCh = make(chan struct{})
+}
+
+// markFinished records functions the coordinator schedules no more.
+func (r *registry) markFinished(ids []int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	grew := false
+	for _, id := range ids {
+		if !r.finished[id] {
+			r.finished[id] = true
+			grew = true
+		}
+	}
+	if grew {
+		close(r.finCh)
+		r.finCh = make(chan struct{})
+	}
+}
+
+// finishedState reports whether function id is finished, and a channel
+// closed when more functions are.
+func (r *registry) finishedState(id int64) (bool, <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.finished[id], r.finCh
 }
 
 func (r *registry) addFunc(name string, fn func(args ...any) (any, error)) int64 {
@@ -121,6 +152,7 @@ func (w *workerServer) Run(ctx context.Context, req *psrpc.RunRequest) (*psrpc.R
 	}
 	w.run.Lock()
 	defer w.run.Unlock()
+	w.s.noteChiefWrites(req.Writes)
 	res, err := callSafely(f.fn, args)
 	if err != nil {
 		resp := &psrpc.RunResponse{Error: err.Error()}
@@ -214,6 +246,13 @@ func (w *workerServer) Ping(context.Context, *psrpc.Empty) (*psrpc.WorkerStatus,
 
 func (w *workerServer) Shutdown(context.Context, *psrpc.Empty) (*psrpc.Empty, error) {
 	go w.s.shutdownLocal()
+	return &psrpc.Empty{}, nil
+}
+
+// Finished records the functions the coordinator will schedule no more:
+// a Fit serving one of them returns.
+func (w *workerServer) Finished(_ context.Context, req *psrpc.FinishedRequest) (*psrpc.Empty, error) {
+	w.s.reg.markFinished(req.Functions)
 	return &psrpc.Empty{}, nil
 }
 

@@ -62,8 +62,21 @@ type psStrategy interface {
 	// PSJoin (coordinator) waits until every call scheduled so far has
 	// run, and returns the first error of one.
 	PSJoin() error
-	// PSServe (worker, ps) serves until the coordinator is done.
-	PSServe() error
+	// PSServe serves: a ps until the coordinator is done (its Close), a
+	// worker until the coordinator finished the Fit whose step is
+	// registered as name (PSFinish) or is done.
+	PSServe(name string) error
+	// PSFinish (coordinator) tells every worker that the Fit whose step
+	// is registered as name is over: their PSServe(name) returns, and
+	// every task goes on to the program's next Fit or loop.
+	PSFinish(name string) error
+	// PSFinalize (coordinator) makes the servers' optimizers copy their
+	// moving averages into the variables (use_ema), as
+	// FinalizeVariableValues does at the end of Fit.
+	PSFinalize() error
+	// PSClosed reports whether the coordinator shut the cluster down:
+	// the servers are gone, and the chief's weights are the last pulled.
+	PSClosed() bool
 	// PSTrack places vars on the servers (in the same order on every
 	// task, which gives them their ids); on the chief it also gives the
 	// servers their values. Tracking a variable twice does nothing.
@@ -124,7 +137,10 @@ func (m *Model) psLocal(what string) error {
 	if task != psChief {
 		return fmt.Errorf("keras: %s: this process is %s %d of a ParameterServerStrategy cluster; %s runs on the coordinator (the chief task)", what, task, id, what)
 	}
-	if !m.Built() {
+	if !m.Built() || ps.PSClosed() {
+		// After the coordinator's Close the servers are gone: the
+		// weights are those pulled last (a Fit pulls at each epoch's
+		// end, after its steps; a custom loop with PullVariables).
 		return nil
 	}
 	if err := ps.PSPull(m.Weights()); err != nil {
@@ -150,7 +166,7 @@ func (m *Model) fitPS(ps psStrategy, x, y any, cfg FitConfig) (*History, error) 
 	case psServer:
 		// A server holds variables and applies the optimizer; it has
 		// nothing to register, and serves until the coordinator is done.
-		if err := ps.PSServe(); err != nil {
+		if err := ps.PSServe(""); err != nil {
 			return nil, fmt.Errorf("keras: Fit: ps %d: %w", id, err)
 		}
 		return &History{History: map[string][]float64{}}, nil
@@ -276,11 +292,15 @@ func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cf
 		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
 	}
 	var mu sync.Mutex
+	over := false // the coordinator's Fit ended
 	// A call runs args[0] steps (the compiled StepsPerExecution) and
 	// returns the metric states of all of them.
 	step := func(args []float64) (out []float64, err error) {
 		mu.Lock()
 		defer mu.Unlock()
+		if over {
+			return nil, fmt.Errorf("keras: Fit: worker %d: %s is over (the coordinator finished that Fit)", id, name)
+		}
 		n, lr, err := psStepArgs(args)
 		if err != nil {
 			return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
@@ -303,8 +323,14 @@ func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cf
 	if err := ps.PSRegister(name, step); err != nil {
 		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
 	}
-	if err := ps.PSServe(); err != nil {
-		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, err)
+	serr := ps.PSServe(name)
+	// The coordinator's Fit is over: wait for a step still running, and
+	// refuse later calls (the input is closed when this returns).
+	mu.Lock()
+	over = true
+	mu.Unlock()
+	if serr != nil {
+		return nil, fmt.Errorf("keras: Fit: worker %d: %w", id, serr)
 	}
 	return &History{History: map[string][]float64{}}, nil
 }

@@ -96,6 +96,9 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 	}); err != nil {
 		return nil, fmt.Errorf("keras: Fit: %w", err)
 	}
+	// However this Fit ends, the workers' Fits serving its step return,
+	// so that a next Fit (or loop) finds them registering its own.
+	defer func() { _ = ps.PSFinish(name) }()
 	steps := cfg.StepsPerEpoch
 	hist = &History{}
 	cbs := append(callbackList{}, cfg.Callbacks...)
@@ -204,6 +207,14 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 			}
 			step += n
 			end := step - 1
+			if savesAtBatchEnd(cbs) {
+				// A callback saves now: it saves what the servers hold
+				// (steps still in flight are not waited for, as at any
+				// moment of asynchronous training).
+				if err := m.psPull(ps); err != nil {
+					return hist, fmt.Errorf("keras: Fit: epoch %d, batch %d: %w", epoch+1, end, err)
+				}
+			}
 			if err := cbs.each(func(c Callback) error { return c.OnTrainBatchEnd(end, logs) }); err != nil {
 				return hist, err
 			}
@@ -239,8 +250,52 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 			return hist, err
 		}
 	}
+	// Keras' fit ends by finalize_variable_values: with use_ema the
+	// weights become their moving averages, which the servers' optimizers
+	// hold. They swap them in; the coordinator pulls the result.
+	if usesEMA(m.optimizer) {
+		if err := ps.PSFinalize(); err != nil {
+			return hist, fmt.Errorf("keras: Fit: use_ema: %w", err)
+		}
+		if err := m.psPull(ps); err != nil {
+			return hist, fmt.Errorf("keras: Fit: use_ema: %w", err)
+		}
+	}
 	if err := cbs.each(func(c Callback) error { return c.OnTrainEnd(epochLogs) }); err != nil {
 		return hist, err
 	}
 	return hist, nil
+}
+
+// BatchSaver is implemented by callbacks that save the model at some
+// batch ends (ModelCheckpoint with a save frequency in batches). Under a
+// ParameterServerStrategy the coordinator's weights are copies, pulled at
+// each epoch's end; before a batch end at which a callback will save, Fit
+// pulls the servers' weights and optimizer state too.
+type BatchSaver interface {
+	// SavesAtBatchEnd reports whether the callback's next
+	// OnTrainBatchEnd saves.
+	SavesAtBatchEnd() bool
+}
+
+// savesAtBatchEnd reports whether a callback of cbs saves at the next
+// batch end.
+func savesAtBatchEnd(cbs callbackList) bool {
+	for _, c := range cbs {
+		if b, ok := c.(BatchSaver); ok && b.SavesAtBatchEnd() {
+			return true
+		}
+	}
+	return false
+}
+
+// usesEMA reports whether opt keeps moving averages of the weights
+// (use_ema).
+func usesEMA(opt any) bool {
+	o, ok := opt.(interface{ GetConfig() map[string]any })
+	if !ok {
+		return false
+	}
+	on, _ := o.GetConfig()["use_ema"].(bool)
+	return on
 }

@@ -33,6 +33,10 @@ type fakeCluster struct {
 	// call, which goes back to the queue.
 	dieAfter map[int]int
 	calls    map[int]int // calls each worker completed
+	// finished holds the Fits the coordinator ended (PSFinish); finCh
+	// is closed and replaced when one is added.
+	finished map[string]bool
+	finCh    chan struct{}
 }
 
 type fakeCall struct {
@@ -48,7 +52,8 @@ type fakeResult struct {
 
 func newFakeCluster(workers int, serverOpt optimizers.Optimizer) *fakeCluster {
 	c := &fakeCluster{opt: serverOpt, done: make(chan struct{}),
-		workers: workers, dieAfter: map[int]int{}, calls: map[int]int{}, dead: map[int]bool{}}
+		workers: workers, dieAfter: map[int]int{}, calls: map[int]int{}, dead: map[int]bool{},
+		finished: map[string]bool{}, finCh: make(chan struct{})}
 	for range workers {
 		c.queues = append(c.queues, make(chan *fakeCall, 1024))
 	}
@@ -155,15 +160,58 @@ func (t *fakeTask) PSSchedule(name string, args ...float64) func() ([]float64, e
 
 func (t *fakeTask) PSJoin() error { t.c.pending.Wait(); return nil }
 
-func (t *fakeTask) PSServe() error {
-	if t.taskType != "worker" {
+func (t *fakeTask) PSFinish(name string) error {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	if !t.c.finished[name] {
+		t.c.finished[name] = true
+		close(t.c.finCh)
+		t.c.finCh = make(chan struct{})
+	}
+	return nil
+}
+
+// PSFinalize applies the server optimizer's moving averages.
+func (t *fakeTask) PSFinalize() error {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	if f, ok := t.c.opt.(interface{ FinalizeVariableValues([]*ops.Variable) }); ok {
+		var tv []*ops.Variable
+		for _, v := range t.c.vars {
+			if v != nil && v.Trainable() {
+				tv = append(tv, v)
+			}
+		}
+		f.FinalizeVariableValues(tv)
+	}
+	return nil
+}
+
+func (t *fakeTask) PSClosed() bool {
+	select {
+	case <-t.c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (t *fakeTask) PSServe(name string) error {
+	if t.taskType != "worker" || name == "" {
 		<-t.c.done
 		return nil
 	}
 	for {
+		t.c.mu.Lock()
+		fin, finCh := t.c.finished[name], t.c.finCh
+		t.c.mu.Unlock()
+		if fin {
+			return nil
+		}
 		select {
 		case <-t.c.done:
 			return nil
+		case <-finCh:
 		case call := <-t.c.queues[t.id]:
 			t.c.mu.Lock()
 			n := t.c.calls[t.id] + 1

@@ -230,8 +230,9 @@ func run(c config) error {
 	}
 	start := time.Now()
 	// Every task calls Fit: the chief coordinates, the workers serve its
-	// steps on their own shuffles of the data, the servers serve the
-	// variables; the last two return when the chief is done.
+	// steps on their own shuffles of the data (their Fit returns when the
+	// chief's ends, so a second Fit would find them again), the servers
+	// serve the variables until the chief's Close.
 	_, err = model.Fit(d.xTrain, d.yTrain, keras.FitConfig{
 		Epochs: c.epochs, StepsPerEpoch: c.steps, BatchSize: c.batch,
 		Verbose: verbose, Callbacks: cbs, Seed: uint64(c.seed),

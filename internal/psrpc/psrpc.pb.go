@@ -783,11 +783,16 @@ func (x *Tensor) GetData() []byte {
 }
 
 type RunRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Function      int64                  `protobuf:"varint,1,opt,name=function,proto3" json:"function,omitempty"` // registration order
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`          // registered name, checked against the worker's
-	Args          []*Value               `protobuf:"bytes,3,rep,name=args,proto3" json:"args,omitempty"`
-	Closure       int64                  `protobuf:"varint,4,opt,name=closure,proto3" json:"closure,omitempty"` // the coordinator's id, for messages
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Function int64                  `protobuf:"varint,1,opt,name=function,proto3" json:"function,omitempty"` // registration order
+	Name     string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`          // registered name, checked against the worker's
+	Args     []*Value               `protobuf:"bytes,3,rep,name=args,proto3" json:"args,omitempty"`
+	Closure  int64                  `protobuf:"varint,4,opt,name=closure,proto3" json:"closure,omitempty"` // the coordinator's id, for messages
+	// The chief's writes of variable values to the servers so far (Track,
+	// PushVariables): a worker whose last count differs pulls every
+	// variable before its next step instead of reusing its last push's
+	// answer.
+	Writes        int64 `protobuf:"varint,5,opt,name=writes,proto3" json:"writes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -846,6 +851,13 @@ func (x *RunRequest) GetArgs() []*Value {
 func (x *RunRequest) GetClosure() int64 {
 	if x != nil {
 		return x.Closure
+	}
+	return 0
+}
+
+func (x *RunRequest) GetWrites() int64 {
+	if x != nil {
+		return x.Writes
 	}
 	return 0
 }
@@ -978,6 +990,52 @@ func (x *WorkerStatus) GetIncarnation() int64 {
 	return 0
 }
 
+// The functions the coordinator will schedule no more (a Fit that
+// ended): a worker serving one of them stops.
+type FinishedRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Functions     []int64                `protobuf:"varint,1,rep,packed,name=functions,proto3" json:"functions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishedRequest) Reset() {
+	*x = FinishedRequest{}
+	mi := &file_psrpc_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishedRequest) ProtoMessage() {}
+
+func (x *FinishedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_psrpc_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishedRequest.ProtoReflect.Descriptor instead.
+func (*FinishedRequest) Descriptor() ([]byte, []int) {
+	return file_psrpc_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *FinishedRequest) GetFunctions() []int64 {
+	if x != nil {
+		return x.Functions
+	}
+	return nil
+}
+
 var File_psrpc_proto protoreflect.FileDescriptor
 
 const file_psrpc_proto_rawDesc = "" +
@@ -1028,13 +1086,14 @@ const file_psrpc_proto_rawDesc = "" +
 	"\x04kind\"2\n" +
 	"\x06Tensor\x12\x14\n" +
 	"\x05shape\x18\x01 \x03(\x03R\x05shape\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data\"\x80\x01\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"\x98\x01\n" +
 	"\n" +
 	"RunRequest\x12\x1a\n" +
 	"\bfunction\x18\x01 \x01(\x03R\bfunction\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12(\n" +
 	"\x04args\x18\x03 \x03(\v2\x14.gokeras.psrpc.ValueR\x04args\x12\x18\n" +
-	"\aclosure\x18\x04 \x01(\x03R\aclosure\"\x82\x01\n" +
+	"\aclosure\x18\x04 \x01(\x03R\aclosure\x12\x16\n" +
+	"\x06writes\x18\x05 \x01(\x03R\x06writes\"\x82\x01\n" +
 	"\vRunResponse\x12.\n" +
 	"\aresults\x18\x01 \x03(\v2\x14.gokeras.psrpc.ValueR\aresults\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12\x14\n" +
@@ -1043,7 +1102,9 @@ const file_psrpc_proto_rawDesc = "" +
 	"\fWorkerStatus\x12\x12\n" +
 	"\x04task\x18\x01 \x01(\x05R\x04task\x12\x1c\n" +
 	"\tfunctions\x18\x02 \x01(\x03R\tfunctions\x12 \n" +
-	"\vincarnation\x18\x03 \x01(\x03R\vincarnation2\xc9\x04\n" +
+	"\vincarnation\x18\x03 \x01(\x03R\vincarnation\"/\n" +
+	"\x0fFinishedRequest\x12\x1c\n" +
+	"\tfunctions\x18\x01 \x03(\x03R\tfunctions2\x8a\x05\n" +
 	"\x0fParameterServer\x128\n" +
 	"\x04Init\x12\x1a.gokeras.psrpc.InitRequest\x1a\x14.gokeras.psrpc.Empty\x12;\n" +
 	"\x05Check\x12\x1b.gokeras.psrpc.CheckRequest\x1a\x15.gokeras.psrpc.Status\x12?\n" +
@@ -1053,11 +1114,13 @@ const file_psrpc_proto_rawDesc = "" +
 	"\x11GetOptimizerState\x12\x14.gokeras.psrpc.Empty\x1a\x1d.gokeras.psrpc.OptimizerState\x12H\n" +
 	"\x11SetOptimizerState\x12\x1d.gokeras.psrpc.OptimizerState\x1a\x14.gokeras.psrpc.Empty\x123\n" +
 	"\x04Ping\x12\x14.gokeras.psrpc.Empty\x1a\x15.gokeras.psrpc.Status\x126\n" +
-	"\bShutdown\x12\x14.gokeras.psrpc.Empty\x1a\x14.gokeras.psrpc.Empty2\xb9\x01\n" +
+	"\bShutdown\x12\x14.gokeras.psrpc.Empty\x1a\x14.gokeras.psrpc.Empty\x12?\n" +
+	"\x11FinalizeVariables\x12\x14.gokeras.psrpc.Empty\x1a\x14.gokeras.psrpc.Empty2\xfb\x01\n" +
 	"\x06Worker\x12<\n" +
 	"\x03Run\x12\x19.gokeras.psrpc.RunRequest\x1a\x1a.gokeras.psrpc.RunResponse\x129\n" +
 	"\x04Ping\x12\x14.gokeras.psrpc.Empty\x1a\x1b.gokeras.psrpc.WorkerStatus\x126\n" +
-	"\bShutdown\x12\x14.gokeras.psrpc.Empty\x1a\x14.gokeras.psrpc.EmptyB+Z)github.com/gokeras/gokeras/internal/psrpcb\x06proto3"
+	"\bShutdown\x12\x14.gokeras.psrpc.Empty\x1a\x14.gokeras.psrpc.Empty\x12@\n" +
+	"\bFinished\x12\x1e.gokeras.psrpc.FinishedRequest\x1a\x14.gokeras.psrpc.EmptyB+Z)github.com/gokeras/gokeras/internal/psrpcb\x06proto3"
 
 var (
 	file_psrpc_proto_rawDescOnce sync.Once
@@ -1071,24 +1134,25 @@ func file_psrpc_proto_rawDescGZIP() []byte {
 	return file_psrpc_proto_rawDescData
 }
 
-var file_psrpc_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_psrpc_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_psrpc_proto_goTypes = []any{
-	(*VarSpec)(nil),        // 0: gokeras.psrpc.VarSpec
-	(*InitRequest)(nil),    // 1: gokeras.psrpc.InitRequest
-	(*CheckRequest)(nil),   // 2: gokeras.psrpc.CheckRequest
-	(*PullRequest)(nil),    // 3: gokeras.psrpc.PullRequest
-	(*PullResponse)(nil),   // 4: gokeras.psrpc.PullResponse
-	(*PushRequest)(nil),    // 5: gokeras.psrpc.PushRequest
-	(*AssignRequest)(nil),  // 6: gokeras.psrpc.AssignRequest
-	(*Slot)(nil),           // 7: gokeras.psrpc.Slot
-	(*OptimizerState)(nil), // 8: gokeras.psrpc.OptimizerState
-	(*Empty)(nil),          // 9: gokeras.psrpc.Empty
-	(*Status)(nil),         // 10: gokeras.psrpc.Status
-	(*Value)(nil),          // 11: gokeras.psrpc.Value
-	(*Tensor)(nil),         // 12: gokeras.psrpc.Tensor
-	(*RunRequest)(nil),     // 13: gokeras.psrpc.RunRequest
-	(*RunResponse)(nil),    // 14: gokeras.psrpc.RunResponse
-	(*WorkerStatus)(nil),   // 15: gokeras.psrpc.WorkerStatus
+	(*VarSpec)(nil),         // 0: gokeras.psrpc.VarSpec
+	(*InitRequest)(nil),     // 1: gokeras.psrpc.InitRequest
+	(*CheckRequest)(nil),    // 2: gokeras.psrpc.CheckRequest
+	(*PullRequest)(nil),     // 3: gokeras.psrpc.PullRequest
+	(*PullResponse)(nil),    // 4: gokeras.psrpc.PullResponse
+	(*PushRequest)(nil),     // 5: gokeras.psrpc.PushRequest
+	(*AssignRequest)(nil),   // 6: gokeras.psrpc.AssignRequest
+	(*Slot)(nil),            // 7: gokeras.psrpc.Slot
+	(*OptimizerState)(nil),  // 8: gokeras.psrpc.OptimizerState
+	(*Empty)(nil),           // 9: gokeras.psrpc.Empty
+	(*Status)(nil),          // 10: gokeras.psrpc.Status
+	(*Value)(nil),           // 11: gokeras.psrpc.Value
+	(*Tensor)(nil),          // 12: gokeras.psrpc.Tensor
+	(*RunRequest)(nil),      // 13: gokeras.psrpc.RunRequest
+	(*RunResponse)(nil),     // 14: gokeras.psrpc.RunResponse
+	(*WorkerStatus)(nil),    // 15: gokeras.psrpc.WorkerStatus
+	(*FinishedRequest)(nil), // 16: gokeras.psrpc.FinishedRequest
 }
 var file_psrpc_proto_depIdxs = []int32{
 	0,  // 0: gokeras.psrpc.InitRequest.vars:type_name -> gokeras.psrpc.VarSpec
@@ -1106,23 +1170,27 @@ var file_psrpc_proto_depIdxs = []int32{
 	8,  // 12: gokeras.psrpc.ParameterServer.SetOptimizerState:input_type -> gokeras.psrpc.OptimizerState
 	9,  // 13: gokeras.psrpc.ParameterServer.Ping:input_type -> gokeras.psrpc.Empty
 	9,  // 14: gokeras.psrpc.ParameterServer.Shutdown:input_type -> gokeras.psrpc.Empty
-	13, // 15: gokeras.psrpc.Worker.Run:input_type -> gokeras.psrpc.RunRequest
-	9,  // 16: gokeras.psrpc.Worker.Ping:input_type -> gokeras.psrpc.Empty
-	9,  // 17: gokeras.psrpc.Worker.Shutdown:input_type -> gokeras.psrpc.Empty
-	9,  // 18: gokeras.psrpc.ParameterServer.Init:output_type -> gokeras.psrpc.Empty
-	10, // 19: gokeras.psrpc.ParameterServer.Check:output_type -> gokeras.psrpc.Status
-	4,  // 20: gokeras.psrpc.ParameterServer.Pull:output_type -> gokeras.psrpc.PullResponse
-	4,  // 21: gokeras.psrpc.ParameterServer.Push:output_type -> gokeras.psrpc.PullResponse
-	9,  // 22: gokeras.psrpc.ParameterServer.Assign:output_type -> gokeras.psrpc.Empty
-	8,  // 23: gokeras.psrpc.ParameterServer.GetOptimizerState:output_type -> gokeras.psrpc.OptimizerState
-	9,  // 24: gokeras.psrpc.ParameterServer.SetOptimizerState:output_type -> gokeras.psrpc.Empty
-	10, // 25: gokeras.psrpc.ParameterServer.Ping:output_type -> gokeras.psrpc.Status
-	9,  // 26: gokeras.psrpc.ParameterServer.Shutdown:output_type -> gokeras.psrpc.Empty
-	14, // 27: gokeras.psrpc.Worker.Run:output_type -> gokeras.psrpc.RunResponse
-	15, // 28: gokeras.psrpc.Worker.Ping:output_type -> gokeras.psrpc.WorkerStatus
-	9,  // 29: gokeras.psrpc.Worker.Shutdown:output_type -> gokeras.psrpc.Empty
-	18, // [18:30] is the sub-list for method output_type
-	6,  // [6:18] is the sub-list for method input_type
+	9,  // 15: gokeras.psrpc.ParameterServer.FinalizeVariables:input_type -> gokeras.psrpc.Empty
+	13, // 16: gokeras.psrpc.Worker.Run:input_type -> gokeras.psrpc.RunRequest
+	9,  // 17: gokeras.psrpc.Worker.Ping:input_type -> gokeras.psrpc.Empty
+	9,  // 18: gokeras.psrpc.Worker.Shutdown:input_type -> gokeras.psrpc.Empty
+	16, // 19: gokeras.psrpc.Worker.Finished:input_type -> gokeras.psrpc.FinishedRequest
+	9,  // 20: gokeras.psrpc.ParameterServer.Init:output_type -> gokeras.psrpc.Empty
+	10, // 21: gokeras.psrpc.ParameterServer.Check:output_type -> gokeras.psrpc.Status
+	4,  // 22: gokeras.psrpc.ParameterServer.Pull:output_type -> gokeras.psrpc.PullResponse
+	4,  // 23: gokeras.psrpc.ParameterServer.Push:output_type -> gokeras.psrpc.PullResponse
+	9,  // 24: gokeras.psrpc.ParameterServer.Assign:output_type -> gokeras.psrpc.Empty
+	8,  // 25: gokeras.psrpc.ParameterServer.GetOptimizerState:output_type -> gokeras.psrpc.OptimizerState
+	9,  // 26: gokeras.psrpc.ParameterServer.SetOptimizerState:output_type -> gokeras.psrpc.Empty
+	10, // 27: gokeras.psrpc.ParameterServer.Ping:output_type -> gokeras.psrpc.Status
+	9,  // 28: gokeras.psrpc.ParameterServer.Shutdown:output_type -> gokeras.psrpc.Empty
+	9,  // 29: gokeras.psrpc.ParameterServer.FinalizeVariables:output_type -> gokeras.psrpc.Empty
+	14, // 30: gokeras.psrpc.Worker.Run:output_type -> gokeras.psrpc.RunResponse
+	15, // 31: gokeras.psrpc.Worker.Ping:output_type -> gokeras.psrpc.WorkerStatus
+	9,  // 32: gokeras.psrpc.Worker.Shutdown:output_type -> gokeras.psrpc.Empty
+	9,  // 33: gokeras.psrpc.Worker.Finished:output_type -> gokeras.psrpc.Empty
+	20, // [20:34] is the sub-list for method output_type
+	6,  // [6:20] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -1145,7 +1213,7 @@ func file_psrpc_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_psrpc_proto_rawDesc), len(file_psrpc_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -32,6 +32,7 @@ const (
 	ParameterServer_SetOptimizerState_FullMethodName = "/gokeras.psrpc.ParameterServer/SetOptimizerState"
 	ParameterServer_Ping_FullMethodName              = "/gokeras.psrpc.ParameterServer/Ping"
 	ParameterServer_Shutdown_FullMethodName          = "/gokeras.psrpc.ParameterServer/Shutdown"
+	ParameterServer_FinalizeVariables_FullMethodName = "/gokeras.psrpc.ParameterServer/FinalizeVariables"
 )
 
 // ParameterServerClient is the client API for ParameterServer service.
@@ -47,6 +48,10 @@ type ParameterServerClient interface {
 	SetOptimizerState(ctx context.Context, in *OptimizerState, opts ...grpc.CallOption) (*Empty, error)
 	Ping(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*Status, error)
 	Shutdown(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*Empty, error)
+	// FinalizeVariables copies the optimizer's moving averages into the
+	// trained variables (use_ema at the end of a Fit); without them it does
+	// nothing.
+	FinalizeVariables(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*Empty, error)
 }
 
 type parameterServerClient struct {
@@ -147,6 +152,16 @@ func (c *parameterServerClient) Shutdown(ctx context.Context, in *Empty, opts ..
 	return out, nil
 }
 
+func (c *parameterServerClient) FinalizeVariables(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*Empty, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Empty)
+	err := c.cc.Invoke(ctx, ParameterServer_FinalizeVariables_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ParameterServerServer is the server API for ParameterServer service.
 // All implementations must embed UnimplementedParameterServerServer
 // for forward compatibility.
@@ -160,6 +175,10 @@ type ParameterServerServer interface {
 	SetOptimizerState(context.Context, *OptimizerState) (*Empty, error)
 	Ping(context.Context, *Empty) (*Status, error)
 	Shutdown(context.Context, *Empty) (*Empty, error)
+	// FinalizeVariables copies the optimizer's moving averages into the
+	// trained variables (use_ema at the end of a Fit); without them it does
+	// nothing.
+	FinalizeVariables(context.Context, *Empty) (*Empty, error)
 	mustEmbedUnimplementedParameterServerServer()
 }
 
@@ -196,6 +215,9 @@ func (UnimplementedParameterServerServer) Ping(context.Context, *Empty) (*Status
 }
 func (UnimplementedParameterServerServer) Shutdown(context.Context, *Empty) (*Empty, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Shutdown not implemented")
+}
+func (UnimplementedParameterServerServer) FinalizeVariables(context.Context, *Empty) (*Empty, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method FinalizeVariables not implemented")
 }
 func (UnimplementedParameterServerServer) mustEmbedUnimplementedParameterServerServer() {}
 func (UnimplementedParameterServerServer) testEmbeddedByValue()                         {}
@@ -380,6 +402,24 @@ func _ParameterServer_Shutdown_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ParameterServer_FinalizeVariables_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(Empty)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ParameterServerServer).FinalizeVariables(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ParameterServer_FinalizeVariables_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ParameterServerServer).FinalizeVariables(ctx, req.(*Empty))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ParameterServer_ServiceDesc is the grpc.ServiceDesc for ParameterServer service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -423,6 +463,10 @@ var ParameterServer_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Shutdown",
 			Handler:    _ParameterServer_Shutdown_Handler,
 		},
+		{
+			MethodName: "FinalizeVariables",
+			Handler:    _ParameterServer_FinalizeVariables_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "psrpc.proto",
@@ -432,6 +476,7 @@ const (
 	Worker_Run_FullMethodName      = "/gokeras.psrpc.Worker/Run"
 	Worker_Ping_FullMethodName     = "/gokeras.psrpc.Worker/Ping"
 	Worker_Shutdown_FullMethodName = "/gokeras.psrpc.Worker/Shutdown"
+	Worker_Finished_FullMethodName = "/gokeras.psrpc.Worker/Finished"
 )
 
 // WorkerClient is the client API for Worker service.
@@ -441,6 +486,7 @@ type WorkerClient interface {
 	Run(ctx context.Context, in *RunRequest, opts ...grpc.CallOption) (*RunResponse, error)
 	Ping(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*WorkerStatus, error)
 	Shutdown(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*Empty, error)
+	Finished(ctx context.Context, in *FinishedRequest, opts ...grpc.CallOption) (*Empty, error)
 }
 
 type workerClient struct {
@@ -481,6 +527,16 @@ func (c *workerClient) Shutdown(ctx context.Context, in *Empty, opts ...grpc.Cal
 	return out, nil
 }
 
+func (c *workerClient) Finished(ctx context.Context, in *FinishedRequest, opts ...grpc.CallOption) (*Empty, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Empty)
+	err := c.cc.Invoke(ctx, Worker_Finished_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkerServer is the server API for Worker service.
 // All implementations must embed UnimplementedWorkerServer
 // for forward compatibility.
@@ -488,6 +544,7 @@ type WorkerServer interface {
 	Run(context.Context, *RunRequest) (*RunResponse, error)
 	Ping(context.Context, *Empty) (*WorkerStatus, error)
 	Shutdown(context.Context, *Empty) (*Empty, error)
+	Finished(context.Context, *FinishedRequest) (*Empty, error)
 	mustEmbedUnimplementedWorkerServer()
 }
 
@@ -506,6 +563,9 @@ func (UnimplementedWorkerServer) Ping(context.Context, *Empty) (*WorkerStatus, e
 }
 func (UnimplementedWorkerServer) Shutdown(context.Context, *Empty) (*Empty, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Shutdown not implemented")
+}
+func (UnimplementedWorkerServer) Finished(context.Context, *FinishedRequest) (*Empty, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Finished not implemented")
 }
 func (UnimplementedWorkerServer) mustEmbedUnimplementedWorkerServer() {}
 func (UnimplementedWorkerServer) testEmbeddedByValue()                {}
@@ -582,6 +642,24 @@ func _Worker_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Worker_Finished_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkerServer).Finished(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Worker_Finished_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkerServer).Finished(ctx, req.(*FinishedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Worker_ServiceDesc is the grpc.ServiceDesc for Worker service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -600,6 +678,10 @@ var Worker_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Shutdown",
 			Handler:    _Worker_Shutdown_Handler,
+		},
+		{
+			MethodName: "Finished",
+			Handler:    _Worker_Finished_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

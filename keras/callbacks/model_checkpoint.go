@@ -105,6 +105,13 @@ func (c *ModelCheckpoint) OnTrainBatchEnd(batch int, logs keras.Logs) error {
 	return c.save(c.epoch, batch, logs)
 }
 
+// SavesAtBatchEnd implements keras.BatchSaver: whether the next
+// OnTrainBatchEnd saves (every SaveFreq batches), so that Fit under a
+// ParameterServerStrategy pulls the servers' weights first.
+func (c *ModelCheckpoint) SavesAtBatchEnd() bool {
+	return c.err == nil && c.freq != 0 && c.seen+1 >= c.freq
+}
+
 // OnEpochEnd implements keras.Callback: it saves with SaveFreq("epoch").
 func (c *ModelCheckpoint) OnEpochEnd(epoch int, logs keras.Logs) error {
 	if c.freq != 0 {
