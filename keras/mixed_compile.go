@@ -11,6 +11,7 @@ import (
 // under "mixed_float16": the global policy is mixed_float16, or a layer
 // of the model has it. An optimizer already wrapped stays as it is.
 func (m *Model) autoLossScale(opt optimizers.Optimizer) optimizers.Optimizer {
+	m.lossScaleAuto = false
 	if _, ok := opt.(*optimizers.LossScaleOptimizer); ok || opt == nil {
 		return opt
 	}
@@ -23,6 +24,7 @@ func (m *Model) autoLossScale(opt optimizers.Optimizer) optimizers.Optimizer {
 	if !float16 {
 		return opt
 	}
+	m.lossScaleAuto = true
 	return optimizers.NewLossScaleOptimizer(opt)
 }
 

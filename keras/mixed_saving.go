@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gokeras/gokeras/internal/hdf5"
 
@@ -22,6 +23,63 @@ func compiledOptimizer(opt optimizers.Optimizer) optimizers.Optimizer {
 		return l.InnerOptimizer()
 	}
 	return opt
+}
+
+// configOptimizer is the optimizer the compile config records: the one
+// given to Compile, as Keras records compile's argument. A
+// LossScaleOptimizer that Compile wrapped around it under mixed_float16
+// is not recorded (Compile wraps the loaded model's again); one given to
+// Compile is, with its inner optimizer, initial_scale and
+// dynamic_growth_steps.
+func (m *Model) configOptimizer() optimizers.Optimizer {
+	if m.lossScaleAuto {
+		return compiledOptimizer(m.optimizer)
+	}
+	return m.optimizer
+}
+
+// lossScaleOptimizerFromConfig builds a LossScaleOptimizer from the config
+// Keras 3 writes: name, inner_optimizer (a serialized optimizer),
+// initial_scale and dynamic_growth_steps.
+func lossScaleOptimizerFromConfig(c map[string]any) (optimizers.Optimizer, error) {
+	innerCfg, ok := c["inner_optimizer"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("optimizer LossScaleOptimizer: inner_optimizer is %T, not a serialized optimizer", c["inner_optimizer"])
+	}
+	if cls, _ := classAndConfig(innerCfg); strings.EqualFold(cls, "LossScaleOptimizer") {
+		return nil, fmt.Errorf("optimizer LossScaleOptimizer: the inner optimizer is a LossScaleOptimizer")
+	}
+	o, err := optimizerFromConfig(innerCfg)
+	if err != nil {
+		return nil, fmt.Errorf("optimizer LossScaleOptimizer: inner_optimizer: %w", err)
+	}
+	inner, ok := o.(optimizers.Optimizer)
+	if !ok {
+		return nil, fmt.Errorf("optimizer LossScaleOptimizer: inner_optimizer %v is not an optimizer", o)
+	}
+	var opts []optimizers.LossScaleOption
+	if s, ok := c["name"].(string); ok && s != "" {
+		opts = append(opts, optimizers.LossScaleName(s))
+	}
+	if x, ok := c["initial_scale"]; ok && x != nil {
+		f, ok := toFloat(x)
+		if !ok {
+			return nil, fmt.Errorf("optimizer LossScaleOptimizer: bad initial_scale %v", x)
+		}
+		opts = append(opts, optimizers.InitialScale(f))
+	}
+	if x, ok := c["dynamic_growth_steps"]; ok && x != nil {
+		f, ok := toFloat(x)
+		if !ok || f != math.Trunc(f) || f < 1 || f > 1<<31 {
+			return nil, fmt.Errorf("optimizer LossScaleOptimizer: bad dynamic_growth_steps %v", x)
+		}
+		opts = append(opts, optimizers.DynamicGrowthSteps(int(f)))
+	}
+	lso := optimizers.NewLossScaleOptimizer(inner, opts...)
+	if err := lso.Err(); err != nil {
+		return nil, err
+	}
+	return lso, nil
 }
 
 // lossScaleEntries are a LossScaleOptimizer's groups in a weights file or

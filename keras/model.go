@@ -36,6 +36,11 @@ type Model struct {
 	metricSpecs []any
 	metrics     []metrics.LabelMetric
 	lossTracker *metrics.Mean
+
+	// lossScaleAuto: Compile wrapped the optimizer in a LossScaleOptimizer
+	// (mixed_float16), which the compile config does not record.
+	lossScaleAuto bool
+
 	// With several outputs: a loss per output (nil: m.loss for all), their
 	// weights, the output each metric watches, per-output loss trackers.
 	outputLosses []losses.Loss

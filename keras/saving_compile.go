@@ -68,7 +68,7 @@ func (m *Model) compileConfig() (map[string]any, error) {
 		"optimizer": nil, "loss": nil, "metrics": nil, "loss_weights": nil, "weighted_metrics": nil,
 		"run_eagerly": false, "steps_per_execution": 1, "jit_compile": false,
 	}
-	if opt := compiledOptimizer(m.optimizer); opt != nil { // mixed_saving.go: a LossScaleOptimizer's inner one, as Keras
+	if opt := m.configOptimizer(); opt != nil { // mixed_saving.go: a LossScaleOptimizer's inner one when Compile wrapped it, as Keras
 		cc["optimizer"] = serializeObject("keras.optimizers", opt, pythonFloats(opt.GetConfig()).(map[string]any))
 	}
 	switch {
@@ -201,6 +201,9 @@ func optimizerFromConfig(v any) (any, error) {
 		class, c = classAndConfig(v)
 	default:
 		return nil, fmt.Errorf("optimizer: cannot read %v", v)
+	}
+	if strings.EqualFold(class, "LossScaleOptimizer") {
+		return lossScaleOptimizerFromConfig(c) // mixed_saving.go
 	}
 	var opts []optimizers.Option
 	if s, ok := c["name"].(string); ok && s != "" {
