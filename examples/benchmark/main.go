@@ -32,10 +32,12 @@
 // alternating rounds of -steps steps (-rounds; on a shared machine both
 // see the same load), prints a step line for each, then their ratio:
 //
-//	policy model=mnist_cnn ... float32_ms=... mixed_bfloat16_ms=... speedup=... load=...
+//	policy model=mnist_cnn ... float32_ms=... mixed_bfloat16_ms=... speedup=... float32_cpu_ms=... cpu_speedup=... load=...
 //
 // speedup is float32's median step over the policy's (above 1: the policy
-// is faster). -compare's table and Fit epoch stay float32.
+// is faster); cpu_speedup is the same ratio of the process' CPU time per
+// step (user + system), which a loaded machine disturbs less than wall
+// time when -threads is 1. -compare's table and Fit epoch stay float32.
 package main
 
 import (
@@ -134,8 +136,9 @@ func main() {
 				fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f median_ms=%.2f samples_per_s=%.0f replicas=%d policy=%s impl=gokeras\n",
 					*model, *batch, threads, ts[i].mean, ts[i].median, float64(*batch)/ts[i].mean*1e3, replicas, p)
 			}
-			fmt.Printf("policy model=%s batch=%d threads=%d replicas=%d rounds=%d float32_ms=%.2f %s_ms=%.2f speedup=%.2f load=%s\n",
-				*model, *batch, threads, replicas, *rounds, ts[0].median, *policy, ts[1].median, ts[0].median/ts[1].median, loadAverage())
+			fmt.Printf("policy model=%s batch=%d threads=%d replicas=%d rounds=%d float32_ms=%.2f %s_ms=%.2f speedup=%.2f float32_cpu_ms=%.2f %s_cpu_ms=%.2f cpu_speedup=%.2f load=%s\n",
+				*model, *batch, threads, replicas, *rounds, ts[0].median, *policy, ts[1].median, ts[0].median/ts[1].median,
+				ts[0].cpu, *policy, ts[1].cpu, ts[0].cpu/ts[1].cpu, loadAverage())
 			if math.IsNaN(ours.stepMS) {
 				ours.stepMS, ours.medianMS, ours.inferMS = ts[0].mean, ts[0].median, math.NaN()
 			}
@@ -248,8 +251,9 @@ func build(name string) (*keras.Model, []int, error) {
 	return nil, nil, fmt.Errorf("unknown -model %q (mnist_cnn or resnet_seed)", name)
 }
 
-// stepTimes are one timing run's figures in ms.
-type stepTimes struct{ mean, median, infer float64 }
+// stepTimes are one timing run's figures in ms; cpu is the process' CPU
+// time per step (timePolicies only, NaN where not measured).
+type stepTimes struct{ mean, median, infer, cpu float64 }
 
 // setup builds the model under a strategy with the given replicas and
 // compiles it with Adam (lr 1e-3, epsilon 1e-7, as the references) and
@@ -344,11 +348,11 @@ func timeSteps(name string, batch, steps, warmup, replicas, infer int) (stepTime
 // median step over all its rounds. The global policy is float32 after.
 func timePolicies(name string, batch, steps, warmup, replicas, rounds int, policies []string) ([]stepTimes, error) {
 	type run struct {
-		m   *keras.Model
-		x   *tensor.Dense
-		y   *tensor.Dense
-		ts  []float64
-		sum float64
+		m        *keras.Model
+		x        *tensor.Dense
+		y        *tensor.Dense
+		ts       []float64
+		sum, cpu float64
 	}
 	defer cli.SetPolicy("float32")
 	runs := make([]*run, len(policies))
@@ -374,7 +378,7 @@ func timePolicies(name string, batch, steps, warmup, replicas, rounds int, polic
 	cfg.StepsPerEpoch = 1
 	for range rounds {
 		for _, r := range runs {
-			start := time.Now()
+			start, cpu0 := time.Now(), selfCPUSeconds()
 			for range steps {
 				s := time.Now()
 				if _, err := r.m.Fit(r.x, r.y, cfg); err != nil {
@@ -383,11 +387,12 @@ func timePolicies(name string, batch, steps, warmup, replicas, rounds int, polic
 				r.ts = append(r.ts, float64(time.Since(s).Microseconds())/1e3)
 			}
 			r.sum += float64(time.Since(start).Microseconds()) / 1e3
+			r.cpu += (selfCPUSeconds() - cpu0) * 1e3
 		}
 	}
 	out := make([]stepTimes, len(runs))
 	for i, r := range runs {
-		out[i] = stepTimes{mean: r.sum / float64(len(r.ts)), median: median(r.ts), infer: math.NaN()}
+		out[i] = stepTimes{mean: r.sum / float64(len(r.ts)), median: median(r.ts), infer: math.NaN(), cpu: r.cpu / float64(len(r.ts))}
 	}
 	return out, nil
 }
