@@ -24,6 +24,16 @@ For every <name>.json the Go test wrote beside <name>.keras and
    the optimizer's state (step count, learning rate, slots) means to
    Keras what it meant to gokeras.
 
+A case may name a global dtype policy (Policy: the files of a model
+gokeras compiled under mixed_float16 load under it, as Keras wraps the
+optimizer of a loaded model in a LossScaleOptimizer only then), a
+tolerance (RTol, for float16 computation) and a LossScaleOptimizer's
+state (LossScale, LossScaleAfter: the step count, step_counter and
+dynamic_scale gokeras saved and had after the Continue step): the loaded
+optimizer must be a LossScaleOptimizer holding it, load_weights must
+restore it into a model whose scale was reset, and Keras' own step must
+reach gokeras' state after it.
+
 Exits non-zero on the first model that fails, naming it and what differs.
 """
 
@@ -65,14 +75,15 @@ def weights_h5(path):
         return h5py.File(io.BytesIO(z.read("model.weights.h5")), "r")
 
 
-def close(what, got, want):
+def close(what, got, want, rtol=None):
+    rtol = RTOL if rtol is None else rtol
     got = np.asarray(got, np.float32).reshape(-1)
     want = np.asarray(want, np.float32).reshape(-1)
     if got.shape != want.shape:
         raise AssertionError(f"{what}: {got.size} values, gokeras {want.size}")
     d = np.abs(got.astype(np.float64) - want) / np.maximum(1, np.abs(want))
     worst = float(d.max()) if d.size else 0.0
-    if not np.all(d <= RTOL):
+    if not np.all(d <= rtol):
         i = int(np.argmax(d))
         raise AssertionError(f"{what}[{i}] = {got[i]}, gokeras {want[i]} (relative {worst:.3g})")
     return worst
@@ -84,8 +95,35 @@ def predict(model, inputs):
     return ys if isinstance(ys, (list, tuple)) else [ys]
 
 
+def loss_scale_state(opt):
+    """(inner iterations, step_counter, dynamic_scale) of a LossScaleOptimizer."""
+    if not isinstance(opt, keras.optimizers.LossScaleOptimizer):
+        raise AssertionError(f"optimizer {type(opt).__name__}, gokeras saved a LossScaleOptimizer")
+    return (int(opt.inner_optimizer.iterations), int(opt.step_counter), float(opt.dynamic_scale))
+
+
+def check_loss_scale(what, opt, want):
+    got = loss_scale_state(opt)
+    exp = (want["Iterations"], want["StepCounter"], want["DynamicScale"])
+    if got != exp:
+        raise AssertionError(f"{what}: (iterations, step_counter, dynamic_scale) {got}, gokeras {exp}")
+
+
 def check(dir_, case):
+    policy = case.get("Policy")
+    if not policy:
+        return check_case(dir_, case)
+    keras.mixed_precision.set_global_policy(policy)
+    try:
+        return check_case(dir_, case)
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
+def check_case(dir_, case):
     name = case["Name"]
+    rtol = case.get("RTol") or RTOL
+    lso = ""
     path = os.path.join(dir_, case["Files"]["keras"])
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # "Skipping variable loading for optimizer" fails
@@ -93,7 +131,9 @@ def check(dir_, case):
     ys = predict(model, case["Inputs"])
     if len(ys) != len(case["Outputs"]):
         raise AssertionError(f"{len(ys)} outputs, gokeras {len(case['Outputs'])}")
-    worst = max(close(f"output {i}", y, o["Data"]) for i, (y, o) in enumerate(zip(ys, case["Outputs"])))
+    worst = max(close(f"output {i}", y, o["Data"], rtol) for i, (y, o) in enumerate(zip(ys, case["Outputs"])))
+    if case.get("LossScale"):
+        check_loss_scale("loaded LossScaleOptimizer", model.optimizer, case["LossScale"])
 
     ours = weights_h5(path)
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,13 +163,25 @@ def check(dir_, case):
     fresh.load_weights(wpath)
     ys = predict(fresh, case["Inputs"])
     for i, (y, o) in enumerate(zip(ys, case["Outputs"])):
-        close(f"load_weights output {i}", y, o["Data"])
+        close(f"load_weights output {i}", y, o["Data"], rtol)
+    if case.get("LossScale"):
+        # load_weights restores the loss scale's state into a compiled
+        # model whose state was reset.
+        other = keras.saving.load_model(path)
+        other.optimizer.dynamic_scale.assign(1.0)
+        other.optimizer.step_counter.assign(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            other.load_weights(wpath)
+        check_loss_scale("LossScaleOptimizer after load_weights", other.optimizer, case["LossScale"])
+        s = case["LossScale"]
+        lso = f"; LossScaleOptimizer state (step_counter {s['StepCounter']}, dynamic_scale {s['DynamicScale']:g}) loaded from .keras and .weights.h5"
     legacy = ""
     if case["Files"].get("legacy"):
         # The legacy Keras 2 .h5 model gokeras' Save writes for a .h5 name.
         lm = keras.saving.load_model(os.path.join(dir_, case["Files"]["legacy"]))
         for i, (y, o) in enumerate(zip(predict(lm, case["Inputs"]), case["Outputs"])):
-            close(f"legacy .h5 output {i}", y, o["Data"])
+            close(f"legacy .h5 output {i}", y, o["Data"], rtol)
         legacy = "; legacy .h5 ok"
     cont = ""
     if case.get("Continue"):
@@ -139,10 +191,12 @@ def check(dir_, case):
         model.fit(xs if len(xs) > 1 else xs[0], ys_ if len(ys_) > 1 else ys_[0],
                   batch_size=xs[0].shape[0], epochs=1, shuffle=False, verbose=0)
         after = predict(model, case["Inputs"])
-        w = max(close(f"after one more step, output {i}", y, o["Data"]) for i, (y, o) in enumerate(zip(after, c["Outputs"])))
+        w = max(close(f"after one more step, output {i}", y, o["Data"], rtol) for i, (y, o) in enumerate(zip(after, c["Outputs"])))
+        if case.get("LossScaleAfter"):
+            check_loss_scale("LossScaleOptimizer after one more step", model.optimizer, case["LossScaleAfter"])
         cont = f"; one more {type(model.optimizer).__name__} step as gokeras' (worst relative {w:.3g})"
     print(f"ok    {name}: Keras predicts gokeras' outputs (worst relative {worst:.3g}); "
-          f"{n_vars} datasets at Keras' paths and shapes; load_weights ok{legacy}{cont}")
+          f"{n_vars} datasets at Keras' paths and shapes; load_weights ok{legacy}{lso}{cont}")
 
 
 def main():
