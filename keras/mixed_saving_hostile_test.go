@@ -339,3 +339,61 @@ func rewriteNPZ(t *testing.T, src, dst, key string, shape []int, vals []float32)
 		t.Fatal(err)
 	}
 }
+
+// TestLossScaleFileOfAnotherOptimizer: a weights file saved with a
+// LossScaleOptimizer loads into a float32 model compiled with the bare
+// inner optimizer, and one saved without into a mixed_float16 model, as
+// in Keras: the weights load, the optimizer's variables are skipped with
+// a warning (their count differs), the loss scale stays as it was.
+func TestLossScaleFileOfAnotherOptimizer(t *testing.T) {
+	src, _ := lsoTrained(t, true)
+	dir := t.TempDir()
+	lsoFile := filepath.Join(dir, "lso.weights.h5")
+	if err := src.SaveWeights(lsoFile); err != nil {
+		t.Fatal(err)
+	}
+	mixedprecision.SetGlobal(mixedprecision.DTypePolicy{})
+	plain, err := NewSequential(layers.NewDense(3, layers.WithInputShape(2)), layers.NewDense(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.Compile(CompileConfig{Optimizer: optimizers.NewAdam(), Loss: "mse"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.LoadWeights(lsoFile); err != nil {
+		t.Fatalf("a LossScaleOptimizer's file into a bare Adam: %v", err)
+	}
+	for i, w := range plain.Weights() {
+		if !slicesEqual(w.Numpy(), src.Weights()[i].Numpy()) {
+			t.Errorf("weight %s not loaded", w.Name())
+		}
+	}
+	x := tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float32{0.1, 0.2, 0.3, 0.4}))
+	y := tensor.New(tensor.WithShape(2, 1), tensor.WithBacking([]float32{0, 1}))
+	if _, err := plain.Fit(x, y, FitConfig{BatchSize: 2, Verbose: VerboseSilent}); err != nil {
+		t.Fatal(err)
+	}
+	plainFile := filepath.Join(dir, "plain.weights.h5")
+	if err := plain.SaveWeights(plainFile); err != nil {
+		t.Fatal(err)
+	}
+	dst, lso := lsoTrained(t, false)
+	if err := dst.LoadWeights(plainFile); err != nil {
+		t.Fatalf("a bare Adam's file into a LossScaleOptimizer: %v", err)
+	}
+	if lso.DynamicScale() != 1<<15 || lso.StepCounter() != 0 || lso.Iterations() != 0 {
+		t.Errorf("loss scale %g, counter %d, iterations %d after a file without them", lso.DynamicScale(), lso.StepCounter(), lso.Iterations())
+	}
+}
+
+func slicesEqual(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
