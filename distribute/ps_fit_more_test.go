@@ -302,3 +302,72 @@ func TestPSFitUseEMA(t *testing.T) {
 		t.Error("the weights after Fit are those of the last epoch's end: the averages were not swapped in")
 	}
 }
+
+// TestPSFitWorkerRestartsBetweenFits: a worker that (re)starts after the
+// chief's first Fit ended runs the program from its start: its first Fit
+// learns from the chief's heartbeat that the chief is past it and
+// returns, and it serves the second Fit.
+func TestPSFitWorkerRestartsBetweenFits(t *testing.T) {
+	c := startInProcess(t, 2, 1)
+	c.workers[1].Close() // worker 1 is down during the first Fit
+	x, y := fitData(256)
+	cfg := keras.FitConfig{Epochs: 1, StepsPerEpoch: 6, BatchSize: 16, Verbose: 0}
+	tasks := []*distribute.ParameterServerStrategy{c.chief, c.workers[0], c.servers[0]}
+	models := make([]*keras.Model, len(tasks))
+	for i, s := range tasks {
+		models[i] = fitModel(t, s, 9)
+	}
+	fit1Over := make(chan struct{})
+	w1Fit1 := make(chan time.Duration, 1)
+	errs := make([]error, len(tasks)+1)
+	var wg sync.WaitGroup
+	for i, s := range tasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := models[i]
+			if _, errs[i] = m.Fit(x, y, cfg); errs[i] != nil {
+				return
+			}
+			if s.IsCoordinator() {
+				close(fit1Over)
+				select {
+				case d := <-w1Fit1:
+					if d > 5*time.Second {
+						errs[i] = fmt.Errorf("worker 1's first Fit returned after %v", d)
+					}
+				case <-time.After(20 * time.Second):
+					errs[i] = fmt.Errorf("worker 1's first Fit did not return")
+				}
+			}
+			_, errs[i] = m.Fit(x, y, cfg)
+			if s.IsCoordinator() {
+				s.Close()
+			}
+		}()
+	}
+	<-fit1Over
+	w1 := c.start(t, "worker", 1)
+	if w1 == nil {
+		t.FailNow()
+	}
+	c.workers[1] = w1
+	m1 := fitModel(t, w1, 9)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		start := time.Now()
+		if _, errs[3] = m1.Fit(x, y, cfg); errs[3] != nil {
+			w1Fit1 <- 0
+			return
+		}
+		w1Fit1 <- time.Since(start)
+		_, errs[3] = m1.Fit(x, y, cfg)
+	}()
+	within(t, 60*time.Second, "every task's two Fits", wg.Wait)
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("task %d: %v", i, err)
+		}
+	}
+}

@@ -31,7 +31,9 @@ const (
 //     weights, pulled from the servers at the end of every epoch;
 //   - on a worker it registers the train step, over its own pass of the
 //     data it was given (shuffled by its own seed), and serves the
-//     coordinator's calls until the coordinator is done;
+//     coordinator's calls until the coordinator's Fit ends (so that a
+//     program may call Fit again, or run a custom loop after it) or the
+//     coordinator is done;
 //   - on a parameter server it serves until the coordinator is done.
 //
 // Go functions cannot be shipped between processes: every task registers
@@ -126,8 +128,9 @@ func (m *Model) asPS() (psStrategy, bool) {
 }
 
 // psLocal readies a chief's local copies for Evaluate or Predict: fresh
-// weights from the servers. On a worker or a server it is an error: their
-// copies are stale once the coordinator is done, and the servers gone.
+// weights from the servers, or, after the chief's Close, the weights it
+// pulled last. On a worker or a server it is an error: their copies are
+// stale once the coordinator is done, and the servers gone.
 func (m *Model) psLocal(what string) error {
 	ps, ok := m.asPS()
 	if !ok {
@@ -271,7 +274,7 @@ func (in *psWorkerInput) close() {
 }
 
 // fitPSWorker registers the train step over this worker's data and serves
-// the coordinator until it is done.
+// the coordinator until its Fit ends.
 func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cfg FitConfig) (*History, error) {
 	ctx := cfg.Context
 	if ctx == nil {
