@@ -22,7 +22,7 @@ import (
 // lsoTrained is a small model compiled under mixed_float16 (Compile
 // wraps its Adam in a LossScaleOptimizer), trained two steps, the second
 // overflowing float16 (skipped, the scale halved).
-func lsoTrained(t *testing.T, train bool) (*Model, *optimizers.LossScaleOptimizer) {
+func lsoTrained(t testing.TB, train bool) (*Model, *optimizers.LossScaleOptimizer) {
 	t.Helper()
 	if err := mixedprecision.SetGlobalPolicy("mixed_float16"); err != nil {
 		t.Fatal(err)
