@@ -55,6 +55,7 @@ type config struct {
 	launch                  string
 	backupDir, workingDir   string
 	epochs, steps, batch    int
+	fineTuneEpochs          int
 	limit, replicas         int
 	evalBatch, perExec      int
 	seed                    int64
@@ -75,6 +76,7 @@ func main() {
 	flag.StringVar(&c.backupDir, "backup-dir", "", "BackupAndRestore directory: a job relaunched after a failure (a dead PS) resumes at the last completed epoch")
 	flag.StringVar(&c.workingDir, "working-dir", "", "the tutorial's callbacks under this directory: TensorBoard (log), ModelCheckpoint (ckpt.keras) and BackupAndRestore (backup, unless -backup-dir)")
 	flag.IntVar(&c.epochs, "epochs", 0, "training epochs (default: 2 for seed, 3 for cnn)")
+	flag.IntVar(&c.fineTuneEpochs, "fine-tune-epochs", 0, "after training, a second Fit of this many epochs at a tenth of the learning rate (fine-tuning: every task calls Fit twice)")
 	flag.IntVar(&c.steps, "steps-per-epoch", 0, "steps per epoch, each one batch on one worker (default: 20 for seed, 900 for cnn)")
 	flag.IntVar(&c.batch, "batch-size", 64, "batch size of one step (per replica with -strategy mirrored)")
 	flag.IntVar(&c.limit, "limit", 0, "use only the first N training examples (0: all)")
@@ -89,7 +91,7 @@ func main() {
 	flag.Parse()
 	c.set = map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
-	cli.MustCheck(cli.NonNegative("epochs", "steps-per-epoch", "limit"), cli.Positive("batch-size", "replicas", "eval-batch-size", "steps-per-execution"))
+	cli.MustCheck(cli.NonNegative("epochs", "steps-per-epoch", "limit", "fine-tune-epochs"), cli.Positive("batch-size", "replicas", "eval-batch-size", "steps-per-execution"))
 	if err := defaults(&c); err != nil {
 		fmt.Fprintln(os.Stderr, "parameter_server:", err)
 		flag.Usage()
@@ -240,12 +242,27 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
+	if c.fineTuneEpochs > 0 {
+		// A second Fit on every task, as a tutorial fine-tunes: the
+		// workers' first Fit returned when the chief's ended, and they
+		// serve this one.
+		lr := model.Optimizer().CurrentLearningRate()
+		model.Optimizer().SetLearningRate(lr / 10)
+		_, err = model.Fit(d.xTrain, d.yTrain, keras.FitConfig{
+			Epochs: c.fineTuneEpochs, StepsPerEpoch: c.steps, BatchSize: c.batch,
+			Verbose: verbose, Seed: uint64(c.seed) + 1,
+		})
+		if err != nil {
+			return fmt.Errorf("fine-tuning: %w", err)
+		}
+	}
 	if !strategy.IsCoordinator() {
 		return nil
 	}
 	took := time.Since(start)
-	n := c.epochs * c.steps * c.batch
-	fmt.Printf("trained %d steps of %d in %.1f s: %.0f samples/s over %d workers\n", c.epochs*c.steps, c.batch, took.Seconds(), float64(n)/took.Seconds(), strategy.NumWorkers())
+	steps := (c.epochs + c.fineTuneEpochs) * c.steps
+	n := steps * c.batch
+	fmt.Printf("trained %d steps of %d in %.1f s: %.0f samples/s over %d workers\n", steps, c.batch, took.Seconds(), float64(n)/took.Seconds(), strategy.NumWorkers())
 	return report(c, model, d)
 }
 

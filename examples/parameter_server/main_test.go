@@ -140,6 +140,25 @@ func TestLaunchLocalSeed(t *testing.T) {
 	}
 }
 
+// TestLaunchLocalFineTune: every task calls Fit twice (-fine-tune-epochs):
+// the workers' first Fit returns when the chief's ends, all of them serve
+// the second, and every process ends.
+func TestLaunchLocalFineTune(t *testing.T) {
+	bin := buildExample(t)
+	out, err := runFor(t, exec.Command(bin, "-launch-local", "workers=2,ps=1", "-fine-tune-epochs", "1"), 60*time.Second)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"Epoch 2/2", "Epoch 1/1", "trained 60 steps", "test_loss: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the output:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ended:") || strings.Contains(out, "killed") {
+		t.Errorf("a task did not end cleanly:\n%s", out)
+	}
+}
+
 // tfConfig is the TF_CONFIG of task typ:idx of cluster.
 func tfConfig(cluster map[string][]string, typ string, idx int) string {
 	b, _ := json.Marshal(map[string]any{"cluster": cluster, "task": map[string]any{"type": typ, "index": idx}})
