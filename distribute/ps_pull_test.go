@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gokeras/gokeras/distribute"
+	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/optimizers"
 	"github.com/gokeras/gokeras/ops"
 )
@@ -111,5 +112,33 @@ func TestPSStepReusesPushAnswer(t *testing.T) {
 	}
 	if chief.w.Data(0)[0] != 11 || chief.stat.Data(0)[0] != 4 {
 		t.Errorf("servers hold w = %v, stat = %v; want 11 and 4", chief.w.Data(0)[0], chief.stat.Data(0)[0])
+	}
+}
+
+// TestPSSetOptimizerStateKeepsAverages: restoring the servers' optimizer
+// from a state without moving averages (a chief's checkpoint: its own
+// optimizer keeps none) starts use_ema's averages at the weights, as
+// Keras builds them, not at zero.
+func TestPSSetOptimizerStateKeepsAverages(t *testing.T) {
+	c := startInProcess(t, 1, 1)
+	w := ops.NewVariable("w", ops.Shape{3}, []float32{1, 2, 3}, true)
+	if err := c.chief.Track(w); err != nil {
+		t.Fatal(err)
+	}
+	opt := optimizers.NewAdam(optimizers.UseEMA(true))
+	st := &distribute.ServerOptimizerState{Optimizer: keras.OptimizerConfig(opt), Iterations: 5,
+		Slots: map[string]map[string][]float32{"w": {"momentum": {0.1, 0.1, 0.1}, "velocity": {0.2, 0.2, 0.2}}}}
+	if err := c.chief.SetOptimizerState(st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.chief.OptimizerState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if avg := got.Slots["w"]["average"]; !slices.Equal(avg, []float32{1, 2, 3}) {
+		t.Errorf("the restored moving average is %v, want the weights [1 2 3]", avg)
+	}
+	if m := got.Slots["w"]["momentum"]; !slices.Equal(m, []float32{0.1, 0.1, 0.1}) || got.Iterations != 5 {
+		t.Errorf("restored momentum = %v, iterations %d", m, got.Iterations)
 	}
 }

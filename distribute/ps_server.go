@@ -337,7 +337,16 @@ func (p *psServer) SetOptimizerState(_ context.Context, st *psrpc.OptimizerState
 		find[[2]string{fmt.Sprint(o.id), o.slot}] = ov
 	}
 	for _, ov := range opt.Variables() {
-		if _, ok := owners[ov]; ok {
+		o, ok := owners[ov]
+		switch {
+		case !ok:
+		case o.slot == "average":
+			// use_ema's moving average starts at the weight, as Keras
+			// builds it, unless st holds it (a checkpoint of a chief
+			// whose optimizer kept none, resumed, must not average
+			// from zero).
+			_ = ov.Assign(p.vars[o.id].Data(0))
+		default:
 			_ = ov.Assign(make([]float32, ov.Shape().Size()))
 		}
 	}
