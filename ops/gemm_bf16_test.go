@@ -28,13 +28,13 @@ func absCopy(v []float32) []float32 {
 // convRun runs Conv2D and both its gradients at precision prec on x, w,
 // dy, with the tap-class path on or off, and returns y, dx, dw and the
 // precision the three ops carry.
-func convRun(t *testing.T, xs, ws Shape, stride int, prec string, taps bool, x, w, dy []float32) ([3][]float32, [3]gemmMode) {
+func convRun(t *testing.T, xs, ws Shape, stride int, padding, prec string, taps bool, x, w, dy []float32) ([3][]float32, [3]gemmMode) {
 	t.Helper()
 	defer func(v bool) { noTapClasses = v }(noTapClasses)
 	noTapClasses = !taps
 	tr := NewTrace(true, 0, 1)
 	xv, wv := tr.Input("x", xs), tr.Input("w", ws)
-	y := Conv2D(xv, wv, Conv2DAttrs{Strides: [2]int{stride, stride}, Padding: "same", Precision: prec})
+	y := Conv2D(xv, wv, Conv2DAttrs{Strides: [2]int{stride, stride}, Padding: padding, Precision: prec})
 	dv := tr.Input("dy", y.Shape())
 	op := y.n.Op().(*Op)
 	grads := op.grad([]Tensor{xv, wv}, y, dv)
@@ -97,14 +97,18 @@ func checkSummationOrder(t *testing.T, name string, k int, got, ref, abs []float
 // be outside the bound somewhere (the bound can tell a wrong operand).
 func TestConvBFloat16GEMM(t *testing.T) {
 	t.Logf("bfloat16 GEMM kernel: %s", kernels.BF16KernelName())
-	cases := []struct{ n, h, w, cin, k, cout, stride int }{
-		{4, 12, 12, 16, 3, 40, 1},  // im2col
-		{15, 12, 12, 16, 3, 40, 1}, // input gradient in blocks of 6, 6, 3 images (dxImageBlock)
-		{8, 2, 2, 16, 3, 48, 1},    // tap classes
-		{15, 8, 8, 64, 3, 16, 1},   // tap classes, the interior class's input gradient in 3 blocks
-		{140, 4, 4, 32, 3, 48, 1},  // tap classes, the interior class's filter gradient on bfloat16 in 2 blocks (filterBlock)
-		{6, 4, 4, 32, 3, 64, 2},
-		{64, 1, 1, 40, 1, 36, 1}, // 1x1: identity panel
+	cases := []struct {
+		n, h, w, cin, k, cout, stride int
+		padding                       string
+	}{
+		{4, 12, 12, 16, 3, 40, 1, "same"},  // im2col
+		{15, 12, 12, 16, 3, 40, 1, "same"}, // input gradient in blocks of 6, 6, 3 images (dxImageBlock)
+		{8, 2, 2, 16, 3, 48, 1, "same"},    // tap classes
+		{15, 8, 8, 64, 3, 16, 1, "same"},   // tap classes, the interior class's input gradient in 3 blocks
+		{140, 4, 4, 32, 3, 48, 1, "same"},  // tap classes, the interior class's filter gradient on bfloat16 in 2 blocks (filterBlock)
+		{6, 4, 4, 32, 3, 64, 2, "same"},
+		{64, 1, 1, 40, 1, 36, 1, "same"},   // 1x1: identity panel
+		{5, 13, 13, 32, 3, 64, 1, "valid"}, // the seed CNN's second convolution: blocked im2col and col2im
 	}
 	for _, c := range cases {
 		for _, taps := range []bool{true, false} {
@@ -118,21 +122,21 @@ func TestConvBFloat16GEMM(t *testing.T) {
 					return v
 				}
 				xs, ws := Shape{c.n, c.h, c.w, c.cin}, Shape{c.k, c.k, c.cin, c.cout}
-				g := newGeom("t", xs, c.k, c.k, [2]int{c.stride, c.stride}, [2]int{1, 1}, "same")
+				g := newGeom("t", xs, c.k, c.k, [2]int{c.stride, c.stride}, [2]int{1, 1}, c.padding)
 				x, w, dy := rnd(xs.Size()), rnd(ws.Size()), rnd(g.rows()*c.cout)
 				xr, wr, dyr := roundedCopy(x), roundedCopy(w), roundedCopy(dy)
-				got, modes := convRun(t, xs, ws, c.stride, PrecisionBFloat16, taps, xr, wr, dyr)
+				got, modes := convRun(t, xs, ws, c.stride, c.padding, PrecisionBFloat16, taps, xr, wr, dyr)
 				for i, m := range modes {
 					if !m.bf16 {
 						t.Fatalf("op %d of the convolution does not carry the bfloat16 precision", i)
 					}
 				}
-				ref, m32 := convRun(t, xs, ws, c.stride, "", taps, xr, wr, dyr)
+				ref, m32 := convRun(t, xs, ws, c.stride, c.padding, "", taps, xr, wr, dyr)
 				if m32 != [3]gemmMode{} {
 					t.Fatalf("float32 convolution ops carry %v", m32)
 				}
-				abs, _ := convRun(t, xs, ws, c.stride, "", taps, absCopy(xr), absCopy(wr), absCopy(dyr))
-				plain, _ := convRun(t, xs, ws, c.stride, "", taps, x, w, dy)
+				abs, _ := convRun(t, xs, ws, c.stride, c.padding, "", taps, absCopy(xr), absCopy(wr), absCopy(dyr))
+				plain, _ := convRun(t, xs, ws, c.stride, c.padding, "", taps, x, w, dy)
 				ks := [3]int{g.patch(), c.cout * c.k * c.k, g.rows()}
 				outside := false
 				for i, name := range []string{"y", "dx", "dw"} {
