@@ -1,10 +1,12 @@
 package distribute_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -369,5 +371,57 @@ func TestPSFitWorkerRestartsBetweenFits(t *testing.T) {
 		if err != nil {
 			t.Errorf("task %d: %v", i, err)
 		}
+	}
+}
+
+// TestPSFitCancelledThenFitAgain: a Fit whose Context is cancelled
+// mid-epoch stops at once; the steps it had queued are skipped by the
+// workers, and the program's next Fit trains without an error left over
+// from them.
+func TestPSFitCancelledThenFitAgain(t *testing.T) {
+	c := startInProcess(t, 1, 1)
+	x, y := fitData(256)
+	cfg := keras.FitConfig{Epochs: 1, StepsPerEpoch: 40, BatchSize: 16, Verbose: 0}
+	var first, second error
+	var hist *keras.History
+	build := func(s *distribute.ParameterServerStrategy) *keras.Model { return fitModel(t, s, 10) }
+	errs := runProgram(t, c, 60*time.Second, build, func(s *distribute.ParameterServerStrategy, m *keras.Model) error {
+		ccfg := cfg
+		if s.IsCoordinator() {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ccfg.Context = ctx
+			ccfg.Callbacks = []keras.Callback{&callbacks.LambdaCallback{TrainBatchEnd: func(batch int, _ keras.Logs) error {
+				if batch == 2 {
+					cancel()
+				}
+				return nil
+			}}}
+		}
+		_, err := m.Fit(x, y, ccfg)
+		if s.IsCoordinator() {
+			first = err
+		} else if err != nil {
+			return err
+		}
+		h, err := m.Fit(x, y, cfg)
+		if s.IsCoordinator() {
+			second, hist = err, h
+		}
+		return err
+	})
+	if first == nil || !strings.Contains(first.Error(), "stopped") {
+		t.Errorf("the cancelled Fit returned %v", first)
+	}
+	if second != nil {
+		t.Errorf("the next Fit: %v", second)
+	}
+	for i, err := range errs[1:] {
+		if err != nil {
+			t.Errorf("task %d: %v", i+1, err)
+		}
+	}
+	if hist == nil || len(hist.History["loss"]) != 1 {
+		t.Errorf("the next Fit logged %v", hist)
 	}
 }

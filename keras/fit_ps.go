@@ -302,7 +302,11 @@ func (m *Model) fitPSWorker(ps psStrategy, name string, id int, train source, cf
 		mu.Lock()
 		defer mu.Unlock()
 		if over {
-			return nil, fmt.Errorf("keras: Fit: worker %d: %s is over (the coordinator finished that Fit)", id, name)
+			// A call the coordinator queued before its Fit stopped
+			// (cancelled, or failed) and nobody waits for: skipped,
+			// without an error that the coordinator would report to
+			// the program's next Fit.
+			return nil, nil
 		}
 		n, lr, err := psStepArgs(args)
 		if err != nil {
