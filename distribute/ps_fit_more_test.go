@@ -50,7 +50,7 @@ func runProgram(t *testing.T, c *inProcess, d time.Duration, build func(s *distr
 // (a fine-tuning), then runs a custom loop: each worker's Fit returns when
 // the chief's ends, the second Fit trains on, the loop's function finds
 // the workers registered; after Close, Evaluate and Predict on the chief
-// use its last pulled weights.
+// use its last pulled weights, and Fit is an error saying so.
 func TestPSFitTwiceThenLoop(t *testing.T) {
 	c := startInProcess(t, 2, 1)
 	x, y := fitData(256)
@@ -122,6 +122,9 @@ func TestPSFitTwiceThenLoop(t *testing.T) {
 			return err
 		}
 		pAfter = slices.Clone(p.Data().([]float32))
+		if _, err := m.Fit(x, y, cfg); err == nil || !strings.Contains(err.Error(), "call Fit before Close") {
+			return fmt.Errorf("Fit after Close: err = %v", err)
+		}
 		return nil
 	})
 	for i, err := range errs {

@@ -177,6 +177,9 @@ func (m *Model) fitPS(ps psStrategy, x, y any, cfg FitConfig) (*History, error) 
 	default:
 		return nil, fmt.Errorf("keras: Fit: unknown parameter-server task type %q (want chief, worker or ps)", task)
 	}
+	if task == psChief && ps.PSClosed() {
+		return nil, errors.New("keras: Fit: the ParameterServerStrategy's cluster was shut down (Close): the parameter servers are gone; call Fit before Close")
+	}
 	train, val, err := m.psSources(x, y, cfg)
 	if err != nil {
 		return nil, err
