@@ -102,11 +102,20 @@ func (g convGeom) im2colImages(cols, x []float32, b0, b1 int) {
 	preclear := run < 32 && p >= 64
 	// taps kx in [k0[ox], k1[ox]) fall inside the input
 	k0, k1 := make([]int, g.ow), make([]int, g.ow)
+	// ox in [oxLo, oxHi): windows whose whole kernel row is inside the
+	// input (a contiguous range); with short runs they go by a tight loop
+	// (the generic one's slicing and clears were most of a one-channel
+	// im2col, the seed CNN's first convolution).
+	oxLo, oxHi := g.ow, 0
 	for ox := range k0 {
 		ix0 := ox*g.sw - g.pl
 		k0[ox] = max(0, -ix0)
 		k1[ox] = max(min(g.kw, g.w-ix0), k0[ox])
+		if k0[ox] == 0 && k1[ox] == g.kw {
+			oxLo, oxHi = min(oxLo, ox), max(oxHi, ox+1)
+		}
 	}
+	short := run <= 16 && oxLo < oxHi
 	parallelRows((b1-b0)*g.oh, g.ow*p, func(lo, hi int) {
 		for bo := lo; bo < hi; bo++ {
 			b, oy := b0+bo/g.oh, bo%g.oh
@@ -126,6 +135,23 @@ func (g convGeom) im2colImages(cols, x []float32, b0, b1 int) {
 				}
 				src := x[(b*g.h+iy)*g.w*g.c : (b*g.h+iy+1)*g.w*g.c]
 				for ox := 0; ox < g.ow; ox++ {
+					if short && ox == oxLo {
+						s0, step := (oxLo*g.sw-g.pl)*g.c, g.sw*g.c
+						for o := oxLo; o < oxHi; o++ {
+							d := out[o*p+ky*run:][:run]
+							sv := src[s0:][:run]
+							if run == 3 {
+								d[0], d[1], d[2] = sv[0], sv[1], sv[2]
+							} else {
+								for i := range d {
+									d[i] = sv[i]
+								}
+							}
+							s0 += step
+						}
+						ox = oxHi - 1
+						continue
+					}
 					a, e := k0[ox], k1[ox]
 					seg := out[ox*p+ky*run : ox*p+(ky+1)*run]
 					if !preclear {
