@@ -115,7 +115,7 @@ func (g convGeom) im2colImages(cols, x []float32, b0, b1 int) {
 			oxLo, oxHi = min(oxLo, ox), max(oxHi, ox+1)
 		}
 	}
-	short := run <= 16 && oxLo < oxHi
+	short := (run <= 16 || run < 32 && preclear) && oxLo < oxHi
 	parallelRows((b1-b0)*g.oh, g.ow*p, func(lo, hi int) {
 		for bo := lo; bo < hi; bo++ {
 			b, oy := b0+bo/g.oh, bo%g.oh
@@ -140,12 +140,15 @@ func (g convGeom) im2colImages(cols, x []float32, b0, b1 int) {
 						for o := oxLo; o < oxHi; o++ {
 							d := out[o*p+ky*run:][:run]
 							sv := src[s0:][:run]
-							if run == 3 {
+							switch {
+							case run == 3:
 								d[0], d[1], d[2] = sv[0], sv[1], sv[2]
-							} else {
+							case run <= 16:
 								for i := range d {
 									d[i] = sv[i]
 								}
+							default:
+								copy(d, sv)
 							}
 							s0 += step
 						}
