@@ -359,45 +359,9 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 	if err != nil {
 		return nil, err
 	}
-	var swGiven *tensor.Dense // checkClassWeight only asks whether there are any
-	if !isNil(cfg.SampleWeight) {
-		swGiven = tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{1}))
-	}
-	if err := m.checkClassWeight(cfg.ClassWeight, swGiven); err != nil {
-		return nil, err
-	}
-	train, err := m.toSource("keras: Fit", x, y, cfg.SampleWeight, cfg.BatchSize, !cfg.NoShuffle, cfg.Seed)
+	train, val, err := m.fitSources(x, y, cfg)
 	if err != nil {
 		return nil, err
-	}
-	var val source
-	if cfg.ValidationSplit > 0 {
-		ts, ok := train.(*tensorSource)
-		if !ok {
-			return nil, errors.New("keras: Fit: validation_split needs array data, not a dataset")
-		}
-		var vs *tensorSource
-		if ts, vs, err = ts.split(cfg.ValidationSplit); err != nil {
-			return nil, fmt.Errorf("keras: Fit: %w", err)
-		}
-		vs.shuffle = false
-		if cfg.ValidationBatchSize > 0 {
-			vs.batch = cfg.ValidationBatchSize
-		}
-		train, val = ts, vs
-	}
-	if cfg.ValidationData != nil {
-		vb := cfg.ValidationBatchSize
-		if vb <= 0 {
-			vb = cfg.BatchSize
-		}
-		if val, err = m.toSource("keras: Fit: validation_data", cfg.ValidationData, nil, nil, vb, false, 0); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.ClassWeight != nil {
-		// Training data only, as Keras: validation is not class-weighted.
-		train = classWeightSource{src: train, cw: cfg.ClassWeight, labels: m.nInputs()}
 	}
 	if err := needSteps("keras: Fit", train, cfg.StepsPerEpoch, "StepsPerEpoch"); err != nil {
 		return nil, err
@@ -409,25 +373,7 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 	if cfg.StepsPerEpoch > 0 {
 		steps = cfg.StepsPerEpoch
 	}
-	// As Keras' CallbackList: the given callbacks, then History, then the
-	// progress bar, so the last two see what the others add to the logs.
-	hist = &History{}
-	cbs := append(callbackList{}, cfg.Callbacks...)
-	cbs = append(cbs, hist)
-	if verbose > 0 {
-		out := cfg.Out
-		if out == nil {
-			out = os.Stdout
-		}
-		cbs = append(cbs, &ProgbarLogger{Out: out})
-	}
-	params := CallbackParams{Epochs: epochs, Steps: steps, Verbose: verbose}
-	for _, c := range cbs {
-		c.SetModel(m)
-		c.SetParams(params)
-	}
-	m.History = hist
-	m.stopTraining = false
+	hist, cbs := m.fitCallbacks(cfg, epochs, steps, verbose)
 	if err := cbs.event(func(c Callback, l Logs) error { return c.OnTrainBegin(l) }); err != nil {
 		return hist, err
 	}
@@ -763,4 +709,75 @@ func (m *Model) PredictAll(x any, cfg PredictConfig) ([]*tensor.Dense, error) {
 		res[i] = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(acc[i]))
 	}
 	return res, nil
+}
+
+// fitCallbacks makes Fit's callback list as Keras' CallbackList does (the
+// given callbacks, then History, then the progress bar, so the last two
+// see what the others add to the logs), hands each the model and the
+// run's parameters, and makes the History the model's.
+func (m *Model) fitCallbacks(cfg FitConfig, epochs, steps, verbose int) (*History, callbackList) {
+	hist := &History{}
+	cbs := append(callbackList{}, cfg.Callbacks...)
+	cbs = append(cbs, hist)
+	if verbose > 0 {
+		out := cfg.Out
+		if out == nil {
+			out = os.Stdout
+		}
+		cbs = append(cbs, &ProgbarLogger{Out: out})
+	}
+	params := CallbackParams{Epochs: epochs, Steps: steps, Verbose: verbose}
+	for _, c := range cbs {
+		c.SetModel(m)
+		c.SetParams(params)
+	}
+	m.History = hist
+	m.stopTraining = false
+	return hist, cbs
+}
+
+// fitSources makes Fit's training and validation sources from its
+// arguments; Fit and the parameter-server Fit share it.
+func (m *Model) fitSources(x, y any, cfg FitConfig) (train, val source, err error) {
+	var swGiven *tensor.Dense // checkClassWeight only asks whether there are any
+	if !isNil(cfg.SampleWeight) {
+		swGiven = tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{1}))
+	}
+	if err := m.checkClassWeight(cfg.ClassWeight, swGiven); err != nil {
+		return nil, nil, err
+	}
+	if train, err = m.toSource("keras: Fit", x, y, cfg.SampleWeight, cfg.BatchSize, !cfg.NoShuffle, cfg.Seed); err != nil {
+		return nil, nil, err
+	}
+	if cfg.ValidationSplit > 0 {
+		ts, ok := train.(*tensorSource)
+		if !ok {
+			return nil, nil, errors.New("keras: Fit: validation_split needs array data, not a dataset")
+		}
+		var vs *tensorSource
+		if ts, vs, err = ts.split(cfg.ValidationSplit); err != nil {
+			return nil, nil, fmt.Errorf("keras: Fit: %w", err)
+		}
+		vs.shuffle = false
+		if cfg.ValidationBatchSize > 0 {
+			vs.batch = cfg.ValidationBatchSize
+		}
+		train, val = ts, vs
+	}
+	if cfg.ValidationData != nil {
+		vb := cfg.ValidationBatchSize
+		if vb <= 0 {
+			vb = cfg.BatchSize
+		}
+		if val, err = m.toSource("keras: Fit: validation_data", cfg.ValidationData, nil, nil, vb, false, 0); err != nil {
+			return nil, nil, err
+		}
+	}
+	if cfg.ClassWeight != nil {
+		train = classWeightSource{src: train, cw: cfg.ClassWeight, labels: m.nInputs()}
+	}
+	if err := needSteps("keras: Fit: validation_data", val, cfg.ValidationSteps, "ValidationSteps"); err != nil {
+		return nil, nil, err
+	}
+	return train, val, nil
 }

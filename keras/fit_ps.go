@@ -9,7 +9,6 @@ import (
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/keras/metrics"
 	"github.com/gokeras/gokeras/ops"
-	"gorgonia.org/tensor"
 )
 
 // Task types of a parameter-server cluster, as TF_CONFIG names them.
@@ -180,7 +179,7 @@ func (m *Model) fitPS(ps psStrategy, x, y any, cfg FitConfig) (*History, error) 
 	if task == psChief && ps.PSClosed() {
 		return nil, errors.New("keras: Fit: the ParameterServerStrategy's cluster was shut down (Close): the parameter servers are gone; call Fit before Close")
 	}
-	train, val, err := m.psSources(x, y, cfg)
+	train, val, err := m.fitSources(x, y, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -188,51 +187,6 @@ func (m *Model) fitPS(ps psStrategy, x, y any, cfg FitConfig) (*History, error) 
 		return m.fitPSWorker(ps, name, id, train, cfg)
 	}
 	return m.fitPSChief(ps, name, train, val, cfg)
-}
-
-// psSources makes Fit's training and validation sources, as Fit does.
-func (m *Model) psSources(x, y any, cfg FitConfig) (train, val source, err error) {
-	var swGiven *tensor.Dense // checkClassWeight only asks whether there are any
-	if !isNil(cfg.SampleWeight) {
-		swGiven = tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{1}))
-	}
-	if err := m.checkClassWeight(cfg.ClassWeight, swGiven); err != nil {
-		return nil, nil, err
-	}
-	if train, err = m.toSource("keras: Fit", x, y, cfg.SampleWeight, cfg.BatchSize, !cfg.NoShuffle, cfg.Seed); err != nil {
-		return nil, nil, err
-	}
-	if cfg.ValidationSplit > 0 {
-		ts, ok := train.(*tensorSource)
-		if !ok {
-			return nil, nil, errors.New("keras: Fit: validation_split needs array data, not a dataset")
-		}
-		var vs *tensorSource
-		if ts, vs, err = ts.split(cfg.ValidationSplit); err != nil {
-			return nil, nil, fmt.Errorf("keras: Fit: %w", err)
-		}
-		vs.shuffle = false
-		if cfg.ValidationBatchSize > 0 {
-			vs.batch = cfg.ValidationBatchSize
-		}
-		train, val = ts, vs
-	}
-	if cfg.ValidationData != nil {
-		vb := cfg.ValidationBatchSize
-		if vb <= 0 {
-			vb = cfg.BatchSize
-		}
-		if val, err = m.toSource("keras: Fit: validation_data", cfg.ValidationData, nil, nil, vb, false, 0); err != nil {
-			return nil, nil, err
-		}
-	}
-	if cfg.ClassWeight != nil {
-		train = classWeightSource{src: train, cw: cfg.ClassWeight, labels: m.nInputs()}
-	}
-	if err := needSteps("keras: Fit: validation_data", val, cfg.ValidationSteps, "ValidationSteps"); err != nil {
-		return nil, nil, err
-	}
-	return train, val, nil
 }
 
 // psPassTag is the epoch a worker's k-th pass over its data is ordered

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/gokeras/gokeras/ops"
 )
@@ -100,23 +99,7 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 	// so that a next Fit (or loop) finds them registering its own.
 	defer func() { _ = ps.PSFinish(name) }()
 	steps := cfg.StepsPerEpoch
-	hist = &History{}
-	cbs := append(callbackList{}, cfg.Callbacks...)
-	cbs = append(cbs, hist)
-	if verbose > 0 {
-		out := cfg.Out
-		if out == nil {
-			out = os.Stdout
-		}
-		cbs = append(cbs, &ProgbarLogger{Out: out})
-	}
-	params := CallbackParams{Epochs: epochs, Steps: steps, Verbose: verbose}
-	for _, c := range cbs {
-		c.SetModel(m)
-		c.SetParams(params)
-	}
-	m.History = hist
-	m.stopTraining = false
+	hist, cbs := m.fitCallbacks(cfg, epochs, steps, verbose)
 	if err := cbs.event(func(c Callback, l Logs) error { return c.OnTrainBegin(l) }); err != nil {
 		return hist, err
 	}
