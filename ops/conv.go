@@ -254,16 +254,15 @@ func (g convGeom) col2imImages(dx, cols []float32, b0, b1 int) {
 	})
 }
 
-// convState is shared by a convolution and its gradients: the filter
-// gradient reuses the forward pass's im2col panel instead of redoing it,
-// and with a tap-class plan (conv_taps.go) the input gradient reuses the
-// gathered kernel rows.
+// convState is shared by a convolution and its gradients: on float32
+// GEMMs the filter gradient of an im2col convolution reuses the forward
+// pass's panel instead of redoing it. Tap classes (conv_taps.go) keep no
+// panel in either precision (conv_taps_blocked.go).
 type convState struct {
 	g    convGeom
 	cout int
 	plan *convPlan
-	cols []float32 // forward panel
-	wk   []float32 // gathered kernel rows (plan on float32 GEMMs only)
+	cols []float32 // forward panel (im2col on float32 GEMMs)
 
 	gemmMode // precision of the GEMMs (gemm.go)
 }
@@ -349,17 +348,8 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 	return tr.apply(&Op{
 		name: "Conv2D", out: Shape{g.n, g.oh, g.ow, cout}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
-			if pl := st.plan; pl != nil && st.bf16 {
-				pl.forwardBlocked(g, cout, o, in[0], in[1], scratch.get(pl.blockedScratch(g, cout)))
-				return
-			}
 			if pl := st.plan; pl != nil {
-				if st.cols == nil {
-					st.cols, st.wk = make([]float32, pl.panel), make([]float32, pl.wk)
-				}
-				pl.gatherKernel(g, cout, in[1], st.wk)
-				pl.im2colClasses(g, st.cols, in[0])
-				pl.forward(g, cout, o, st.cols, in[1], st.wk, scratch.get(pl.maxRows*cout))
+				pl.forwardBlocked(g, cout, o, in[0], in[1], scratch.get(pl.blockedScratch(g, cout)))
 				return
 			}
 			if st.blocked() {
@@ -386,8 +376,9 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 }
 
 // conv2DBackpropInput is dL/dx = col2im(dy · wᵀ). With a tap-class plan it
-// reads the kernel rows the forward pass gathered, so it takes the forward
-// output y as an input (unused by the kernel) to run after it.
+// reads the rows of dy that the forward pass marked stale and the filter
+// gradient may have gathered (gatherDy), so it takes the forward output y
+// as an input (unused by the kernel) to run after it.
 func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tensor {
 	g := st.g
 	cout := w.Shape()[3]
@@ -409,7 +400,7 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tens
 				return
 			}
 			if pl := st.plan; pl != nil {
-				pl.backpropInput(g, cout, o, in[1], in[0], st.wk, scratch.get(2*pl.maxRows*pl.maxK))
+				pl.backpropInput(g, cout, o, in[1], in[0], scratch.get(2*pl.maxRows*pl.maxK))
 				return
 			}
 			if g.identity() {
@@ -459,12 +450,8 @@ func conv2DBackpropFilter(st *convState, x, dy, y Tensor, ws Shape, attrs Conv2D
 	return tr.apply(&Op{
 		name: "Conv2DBackpropFilter", out: ws.Clone(), attrs: fmt.Sprintf("%+v%+v", attrs, g),
 		fwd: func(o []float32, in [][]float32) {
-			if pl := st.plan; pl != nil && st.bf16 {
-				pl.backpropFilterBlocked(g, cout, o, in[0], in[1], scratch.get(pl.blockedScratch(g, cout)))
-				return
-			}
 			if pl := st.plan; pl != nil {
-				pl.backpropFilter(g, cout, o, st.cols, in[1])
+				pl.backpropFilterBlocked(g, cout, o, in[0], in[1], scratch.get(pl.blockedScratch(g, cout)))
 				return
 			}
 			if st.blocked() {

@@ -7,19 +7,18 @@ import "github.com/gokeras/gokeras/internal/vec"
 // at each position), and im2col's GEMM multiplies those padding zeros too.
 // Grouping the output positions by the set of kernel taps that fall inside
 // the input (top row, interior, bottom row times left, interior, right)
-// gives a few classes, each a dense problem over its valid taps only: a
-// panel of just those taps, the matching rows of the kernel, one GEMM per
-// class. The backward passes use the same classes.
+// gives a few classes, each a dense problem over its valid taps only: the
+// rows of just those taps, the matching rows of the kernel, GEMMs per
+// class. The backward passes use the same classes. The rows are gathered
+// by blocks of images and not kept (conv_taps_blocked.go).
 
 // tapClass is a set of output positions whose windows see the same
 // rectangle of kernel taps [ky0, ky1) x [kx0, kx1) inside the input.
 type tapClass struct {
 	ky0, ky1, kx0, kx1 int
 	rows               []int32 // output positions, (b*oh+oy)*ow+ox, ascending
-	k                  int     // panel width: taps * channels
-	ld                 int     // panel row stride (k, padded against cache aliasing)
-	panel              int     // offset of the class's panel in the forward panel
-	wOff               int     // offset of its kernel rows in the gathered kernel; -1: contiguous in w
+	k                  int     // row width: taps * channels
+	ld                 int     // row stride of its gathered rows (k, padded against cache aliasing)
 	// stride > 0: the rows are r0, r0+stride, ... (one position per
 	// image), so the class's output rows can be addressed in place.
 	r0, stride int
@@ -30,15 +29,8 @@ type tapClass struct {
 // convPlan is the tap-class decomposition of a convolution.
 type convPlan struct {
 	classes []tapClass
-	// gathers are the partial kx ranges of the classes: the kernel rows of
-	// taps (ky, kx) for every ky and kx in [kx0, kx1), gathered at off in
-	// the gathered kernel; a class with that range uses a contiguous
-	// block of them.
-	gathers []kxGather
-	panel   int // floats of the forward panel (all classes)
-	wk      int // floats of the gathered kernel rows
 	maxRows int // most rows in a class
-	maxK    int // widest class panel
+	maxK    int // widest class row
 	// totalRows is the rows of all classes (g.rows() but for positions
 	// whose windows lie entirely in the padding).
 	totalRows int
@@ -51,8 +43,6 @@ type convPlan struct {
 
 	gemmMode // precision of the GEMMs (gemm.go), set by Conv2D
 }
-
-type kxGather struct{ kx0, kx1, off int }
 
 // tapRange returns the kernel taps [k0, k1) of output position o that fall
 // inside an input of length n (stride s, padding before p, no dilation).
@@ -122,7 +112,7 @@ func newConvPlan(g convGeom, cout int) *convPlan {
 			if yr.a == yr.b || xr.a == xr.b {
 				continue // windows entirely in the padding (see below)
 			}
-			cl := tapClass{ky0: yr.a, ky1: yr.b, kx0: xr.a, kx1: xr.b, wOff: -1}
+			cl := tapClass{ky0: yr.a, ky1: yr.b, kx0: xr.a, kx1: xr.b}
 			for b := 0; b < g.n; b++ {
 				for oy := 0; oy < g.oh; oy++ {
 					if yOf[oy] != yi {
@@ -137,24 +127,8 @@ func newConvPlan(g convGeom, cout int) *convPlan {
 			}
 			cl.k = (cl.ky1 - cl.ky0) * (cl.kx1 - cl.kx0) * g.c
 			cl.ld = panelStride(cl.k)
-			cl.panel = pl.panel
 			cl.first = pl.totalRows
 			pl.totalRows += len(cl.rows)
-			pl.panel += len(cl.rows) * cl.ld
-			if run := cl.kx1 - cl.kx0; run != g.kw {
-				gi := -1
-				for i, ga := range pl.gathers {
-					if ga.kx0 == cl.kx0 && ga.kx1 == cl.kx1 {
-						gi = i
-					}
-				}
-				if gi < 0 {
-					gi = len(pl.gathers)
-					pl.gathers = append(pl.gathers, kxGather{cl.kx0, cl.kx1, pl.wk})
-					pl.wk += g.kh * run * g.c * cout
-				}
-				cl.wOff = pl.gathers[gi].off + cl.ky0*run*g.c*cout
-			}
 			if per := len(cl.rows) / g.n; per == 1 && g.n > 1 {
 				cl.r0, cl.stride = int(cl.rows[0]), int(cl.rows[1]-cl.rows[0])
 			}
@@ -184,89 +158,9 @@ func panelStride(k int) int {
 	return k
 }
 
-// kernelRows returns the rows of the HWIO kernel w (as a (kh*kw*c) x cout
-// matrix) for the class's taps: a slice of w when they are contiguous (the
-// full kx range), else the class's part of the gathered kernel wk, which
-// gatherKernel fills.
-func (pl *convPlan) kernelRows(cl *tapClass, g convGeom, cout int, w, wk []float32) []float32 {
-	if cl.wOff < 0 {
-		return w[cl.ky0*g.kw*g.c*cout : cl.ky1*g.kw*g.c*cout]
-	}
-	return wk[cl.wOff : cl.wOff+cl.k*cout]
-}
-
-// gatherKernel copies, for each partial kx range, the kernel rows of its
-// taps into wk (in parallel over kernel rows ky).
-func (pl *convPlan) gatherKernel(g convGeom, cout int, w, wk []float32) {
-	units := len(pl.gathers) * g.kh
-	parallelRows(units, len(wk)/max(units, 1), func(lo, hi int) {
-		for u := lo; u < hi; u++ {
-			ga, ky := pl.gathers[u/g.kh], u%g.kh
-			run := (ga.kx1 - ga.kx0) * g.c * cout
-			copy(wk[ga.off+ky*run:ga.off+(ky+1)*run], w[((ky*g.kw+ga.kx0)*g.c)*cout:])
-		}
-	})
-}
-
-// im2colClasses fills each class's panel: per row, for each valid ky, one
-// contiguous run of (kx1-kx0)*c input floats (no padding inside a class).
-// The rows of all classes are split among the workers together.
-func (pl *convPlan) im2colClasses(g convGeom, panel, x []float32) {
-	total := pl.panel / max(1, pl.maxK) // rough elements-per-row for the split
-	parallelRows(pl.totalRows, total, func(lo, hi int) {
-		ci := 0
-		for r := lo; r < hi; r++ {
-			for r >= pl.classes[ci].first+len(pl.classes[ci].rows) {
-				ci++
-			}
-			cl := &pl.classes[ci]
-			i := r - cl.first
-			run := (cl.kx1 - cl.kx0) * g.c
-			pos := int(cl.rows[i])
-			b, rest := pos/(g.oh*g.ow), pos%(g.oh*g.ow)
-			oy, ox := rest/g.ow, rest%g.ow
-			dst := panel[cl.panel+i*cl.ld : cl.panel+i*cl.ld+cl.k]
-			ix := ox*g.sw - g.pl + cl.kx0
-			for ky := cl.ky0; ky < cl.ky1; ky++ {
-				iy := oy*g.sh - g.pt + ky
-				src := x[((b*g.h+iy)*g.w+ix)*g.c:]
-				copy(dst[:run], src[:run])
-				dst = dst[run:]
-			}
-		}
-	})
-}
-
 // uncovered reports whether some output positions are in no class (their
 // windows lie entirely in the padding).
 func (pl *convPlan) uncovered(g convGeom) bool { return pl.totalRows != g.rows() }
-
-// forward computes y = conv(x, w) by classes. scratch must hold
-// maxRows*cout floats.
-func (pl *convPlan) forward(g convGeom, cout int, y, panel, w, wk, scratch []float32) {
-	pl.dyFresh = false
-	if pl.uncovered(g) {
-		clear(y)
-	}
-	for i := range pl.classes {
-		cl := &pl.classes[i]
-		a := panel[cl.panel : cl.panel+len(cl.rows)*cl.ld]
-		wr := pl.kernelRows(cl, g, cout, w, wk)
-		m := len(cl.rows)
-		if cl.stride > 0 {
-			pl.sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, y[cl.r0*cout:], cl.stride*cout)
-			continue
-		}
-		tmp := scratch[:m*cout]
-		pl.sgemm(false, false, m, cout, cl.k, 1, a, cl.ld, wr, cout, 0, tmp, cout)
-		parallelRows(m, cout, func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				p := int(cl.rows[r])
-				copy(y[p*cout:(p+1)*cout], tmp[r*cout:(r+1)*cout])
-			}
-		})
-	}
-}
 
 // gatherDy copies the rows of dy of every class whose rows are not evenly
 // spaced into pl.dyg, once per replay: the filter and the input gradient
@@ -296,33 +190,10 @@ func (pl *convPlan) classDy(cl *tapClass, dy []float32, cout int) ([]float32, in
 	return pl.dyg[cl.dyOff*cout : (cl.dyOff+len(cl.rows))*cout], cout
 }
 
-// backpropFilter computes dw = Σ_class panelᵀ · dy_class, accumulating
-// (GEMM with beta 1) into each class's kernel rows.
-func (pl *convPlan) backpropFilter(g convGeom, cout int, dw, panel, dy []float32) {
-	clear(dw)
-	pl.gatherDy(dy, cout)
-	for i := range pl.classes {
-		cl := &pl.classes[i]
-		m := len(cl.rows)
-		d, ldd := pl.classDy(cl, dy, cout)
-		a := panel[cl.panel : cl.panel+m*cl.ld]
-		if cl.kx1-cl.kx0 == g.kw {
-			// the class's kernel rows are contiguous in dw
-			pl.sgemm(true, false, cl.k, cout, m, 1, a, cl.ld, d, ldd, 1, dw[cl.ky0*g.kw*g.c*cout:], cout)
-			continue
-		}
-		// one kernel row ky at a time: its taps are contiguous in dw and
-		// a column block of the class's panel
-		run := (cl.kx1 - cl.kx0) * g.c
-		for ky := cl.ky0; ky < cl.ky1; ky++ {
-			pl.sgemm(true, false, run, cout, m, 1, a[(ky-cl.ky0)*run:], cl.ld, d, ldd, 1, dw[((ky*g.kw+cl.kx0)*g.c)*cout:], cout)
-		}
-	}
-}
-
-// backpropInput computes dx = Σ_class col2im(dy_class · w_classᵀ).
-// scratch must hold 2*maxRows*maxK floats.
-func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, wk, scratch []float32) {
+// backpropInput computes dx = Σ_class col2im(dy_class · w_classᵀ), the
+// kernel rows read in place (eachKernelRows), each part giving its columns
+// of the class's column rows. scratch must hold 2*maxRows*maxK floats.
+func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, scratch []float32) {
 	clear(dx)
 	dcolsBuf := scratch
 	pl.gatherDy(dy, cout)
@@ -353,11 +224,9 @@ func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, wk, scratch [
 				}
 			})
 		}
-		if pl.bf16 && m >= cl.k {
+		if m >= cl.k {
 			// A few images at a time, their rows staying in cache
-			// between the GEMM and the scatter (see dxImageBlock); the
-			// kernel rows read in place (eachKernelRows), each part
-			// giving its columns of the block.
+			// between the GEMM and the scatter (see dxImageBlock).
 			nb := dxImageBlock(perImg * cl.k)
 			dcols := dcolsBuf[:min(nb, g.n)*perImg*cl.k]
 			for b0 := 0; b0 < g.n; b0 += nb {
@@ -369,30 +238,16 @@ func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, wk, scratch [
 			}
 			continue
 		}
+		// Few rows (one or two positions per image): dy_class · wᵀ would
+		// pack the whole kernel block transposed for a handful of row
+		// panels. Compute its transpose w · dy_classᵀ instead (packing
+		// only dy's rows) and transpose the small result.
 		dcols := dcolsBuf[:m*cl.k]
-		if m < cl.k && pl.bf16 {
-			// As below, each part of the kernel rows giving its rows of
-			// the transposed result.
-			dcolsT := dcolsBuf[m*cl.k : 2*m*cl.k]
-			pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
-				pl.sgemm(false, true, k, m, cout, 1, wr, cout, d, ldd, 0, dcolsT[off*m:], m)
-			})
-			transpose(dcols, dcolsT, cl.k, m)
-			scatter(dcols, 0, g.n)
-			continue
-		}
-		wr := pl.kernelRows(cl, g, cout, w, wk)
-		if m < cl.k {
-			// Few rows (one or two positions per image): dy_class · wᵀ
-			// would pack the whole kernel block transposed for a handful
-			// of row panels. Compute its transpose w · dy_classᵀ instead
-			// (packing only dy's rows) and transpose the small result.
-			dcolsT := dcolsBuf[m*cl.k : 2*m*cl.k]
-			pl.sgemm(false, true, cl.k, m, cout, 1, wr, cout, d, ldd, 0, dcolsT, m)
-			transpose(dcols, dcolsT, cl.k, m)
-		} else {
-			pl.sgemm(false, true, m, cl.k, cout, 1, d, ldd, wr, cout, 0, dcols, cl.k)
-		}
+		dcolsT := dcolsBuf[m*cl.k : 2*m*cl.k]
+		pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
+			pl.sgemm(false, true, k, m, cout, 1, wr, cout, d, ldd, 0, dcolsT[off*m:], m)
+		})
+		transpose(dcols, dcolsT, cl.k, m)
 		scatter(dcols, 0, g.n)
 	}
 }

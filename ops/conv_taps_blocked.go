@@ -2,13 +2,13 @@ package ops
 
 import "github.com/gokeras/gokeras/internal/vec"
 
-// Tap classes on bfloat16 GEMMs, by blocks of images: the class panels
-// (rows*k floats, megabytes over all classes) would be written to memory
-// by the forward pass and read back by its GEMMs, the packing of the
-// bfloat16 kernels and the filter gradient, while the bfloat16 GEMMs
-// themselves take a fraction of that time. Here each class's rows of a
-// few images (dxBlockFloats) are gathered into cache, multiplied at once,
-// and gathered again by the filter gradient; no panel is kept.
+// Tap classes by blocks of images: the class panels (rows*k floats,
+// megabytes over all classes) would be written to memory by the forward
+// pass and read back by its GEMMs (and the packing of the bfloat16
+// kernels) and the filter gradient. Here each class's rows of a few
+// images (dxBlockFloats) are gathered into cache, multiplied at once, and
+// gathered again by the filter gradient; no panel is kept. On float32
+// GEMMs too this made the ResNet seed's step faster (docs/performance.md).
 
 // classBlock returns how many images make one block of class cl's rows.
 func (pl *convPlan) classBlock(cl *tapClass, n int) (perImg, nb int) {
@@ -30,8 +30,9 @@ func (pl *convPlan) filterBlock(cl *tapClass, n int) (perImg, nb int) {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// classRows gathers rows [r0, r1) of class cl's panel (see
-// im2colClasses) into dst, row stride cl.ld.
+// classRows gathers rows [r0, r1) of class cl into dst, row stride
+// cl.ld: per row, for each valid ky, one contiguous run of (kx1-kx0)*c
+// input floats (no padding inside a class).
 func (pl *convPlan) classRows(g convGeom, cl *tapClass, dst, x []float32, r0, r1 int) {
 	run := (cl.kx1 - cl.kx0) * g.c
 	parallelRows(r1-r0, cl.k, func(lo, hi int) {
@@ -53,11 +54,11 @@ func (pl *convPlan) classRows(g convGeom, cl *tapClass, dst, x []float32, r0, r1
 // eachKernelRows calls f with the class's kernel rows as slices of the
 // HWIO kernel w (a (kh*kw*c) x cout matrix): once, k = cl.k, when they
 // are contiguous (the full kx range), else once per kernel row ky with
-// its taps, off being their first column in the class's panel rows. The
-// bfloat16 GEMMs take them so, one GEMM per part, instead of a gathered
-// copy of the kernel (gatherKernel), which their packing makes anyway.
+// its taps, off being their first column in the class's rows. The GEMMs
+// take them so, one GEMM per part, instead of a gathered copy of the
+// kernel (the bfloat16 packing makes one anyway).
 func (pl *convPlan) eachKernelRows(cl *tapClass, g convGeom, cout int, w []float32, f func(off, k int, wr []float32)) {
-	if cl.wOff < 0 {
+	if cl.kx1-cl.kx0 == g.kw {
 		f(0, cl.k, w[cl.ky0*g.kw*g.c*cout:cl.ky1*g.kw*g.c*cout])
 		return
 	}
@@ -80,9 +81,10 @@ func (pl *convPlan) blockedScratch(g convGeom, cout int) int {
 	return most + 2*cout*pl.maxK
 }
 
-// forwardBlocked is forward for bfloat16 GEMMs, gathering each class's
-// rows by blocks of images from x (no panel), and reading the kernel rows
-// in place (eachKernelRows).
+// forwardBlocked computes y = conv(x, w) by classes, gathering each
+// class's rows by blocks of images from x (no panel), and reading the
+// kernel rows in place (eachKernelRows). scratch holds blockedScratch
+// floats.
 func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w, scratch []float32) {
 	pl.dyFresh = false
 	if pl.uncovered(g) {
@@ -121,12 +123,13 @@ func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w, scratch []floa
 	}
 }
 
-// backpropFilterBlocked is backpropFilter for bfloat16 GEMMs, the class
+// backpropFilterBlocked computes dw = Σ_class rowsᵀ · dy_class, the class
 // rows gathered again from x by blocks of images: per class, where the
 // blocks are deep enough for the bfloat16 kernel, dwᵀ = Σ over blocks of
 // dyᵀ·rows (in this orientation it transposes dy's few columns, not the
-// rows), added transposed into the class's kernel rows of dw; else (few
-// rows: float32 GEMMs) dw += rowsᵀ·dy block by block, as backpropFilter.
+// rows), added transposed into the class's kernel rows of dw; else
+// (float32 GEMMs, or few rows) dw += rowsᵀ·dy block by block into the
+// class's kernel rows.
 func (pl *convPlan) backpropFilterBlocked(g convGeom, cout int, dw, x, dy, scratch []float32) {
 	clear(dw)
 	pl.gatherDy(dy, cout)
