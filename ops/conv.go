@@ -407,32 +407,26 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tens
 				st.sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, o, g.patch())
 				return
 			}
-			if st.bf16 {
-				// A few images at a time: their column rows stay in
-				// cache between the GEMM and col2im (see dxImageBlock).
-				p, per := g.patch(), g.oh*g.ow
-				nb := dxImageBlock(per * p)
-				dcols := scratch.get(min(nb, g.n) * per * p)
-				for b0 := 0; b0 < g.n; b0 += nb {
-					b1 := min(b0+nb, g.n)
-					st.sgemm(false, true, (b1-b0)*per, p, cout, 1, in[1][b0*per*cout:], cout, in[0], cout, 0, dcols, p)
-					g.col2imImages(o, dcols, b0, b1)
-				}
-				return
+			// A few images at a time: their column rows stay in cache
+			// between the GEMM and col2im (see dxImageBlock).
+			p, per := g.patch(), g.oh*g.ow
+			nb := dxImageBlock(per * p)
+			dcols := scratch.get(min(nb, g.n) * per * p)
+			for b0 := 0; b0 < g.n; b0 += nb {
+				b1 := min(b0+nb, g.n)
+				st.sgemm(false, true, (b1-b0)*per, p, cout, 1, in[1][b0*per*cout:], cout, in[0], cout, 0, dcols, p)
+				g.col2imImages(o, dcols, b0, b1)
 			}
-			dcols := scratch.get(g.rows() * g.patch())
-			st.sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, dcols, g.patch())
-			g.col2im(o, dcols)
 		},
 		wrt: make([]bool, len(ins)),
 	}, ins...)
 }
 
-// dxBlockFloats bounds the column rows that an input gradient on bfloat16
-// GEMMs computes before adding them back (col2im): the whole matrix
-// (rows*patch floats, megabytes) would go to memory and come back, and
-// with the GEMM itself fast that traffic was most of the op. The float32
-// path keeps one GEMM (its compute dominates).
+// dxBlockFloats bounds the column rows that an input gradient computes
+// before adding them back (col2im): the whole matrix (rows*patch floats,
+// megabytes) would go to memory and come back; on bfloat16 GEMMs that
+// traffic was most of the op, and on float32 ones it paid too (the seed
+// CNN's second convolution, docs/performance.md).
 var dxBlockFloats = 128 << 10
 
 // dxImageBlock returns how many images of perImage column floats each
