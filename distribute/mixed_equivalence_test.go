@@ -140,6 +140,11 @@ func TestMirroredLossScaleSkipsTogether(t *testing.T) {
 // TestMultiWorkerLossScaleSkipsTogether is the same through a
 // MultiWorkerMirroredStrategy's collectives (one process, two replicas).
 func TestMultiWorkerLossScaleSkipsTogether(t *testing.T) {
+	// Its own devices, so that it passes alone (-run) and not only after a
+	// test that made them.
+	if err := distribute.SetLogicalCPUs(2); err != nil {
+		t.Fatal(err)
+	}
 	s, err := distribute.NewMultiWorkerMirroredStrategy(distribute.LocalDevices(devices(2)...))
 	if err != nil {
 		t.Fatal(err)
