@@ -69,13 +69,7 @@ func TestPSBatchNormStatistics(t *testing.T) {
 		t.Fatal(err)
 	}
 	local := psBNModel(t)
-	f := trainStep(local)
-	for i := range 5 {
-		x, y := psBatch(i)
-		if _, err := f.CallValues(x, y); err != nil {
-			t.Fatal(err)
-		}
-	}
+	trainLocally(t, local, 5)
 	if err := c.chief.PullVariables(); err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,19 @@ func psBatch(i int) (x, y ops.Value) {
 
 // trainStep is the custom step every task registers: forward, loss,
 // gradients, ApplyGradients (a push under the strategy).
+// trainLocally runs trainStep on m for the first n psBatch batches, the
+// reference a cluster's run is compared with.
+func trainLocally(t *testing.T, m *keras.Model, n int) {
+	t.Helper()
+	f := trainStep(m)
+	for i := range n {
+		x, y := psBatch(i)
+		if _, err := f.CallValues(x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func trainStep(m *keras.Model) *keras.Function {
 	return keras.NewFunction(func(in []ops.Tensor) ([]ops.Tensor, error) {
 		tape := keras.NewGradientTape()
@@ -242,13 +255,7 @@ func TestPSPartitionedSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	local := psModel(t)
-	f := trainStep(local)
-	for i := range 4 {
-		x, y := psBatch(i)
-		if _, err := f.CallValues(x, y); err != nil {
-			t.Fatal(err)
-		}
-	}
+	trainLocally(t, local, 4)
 	if err := chief.s.PullVariables(); err != nil {
 		t.Fatal(err)
 	}

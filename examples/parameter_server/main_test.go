@@ -219,44 +219,7 @@ func TestKillWorker(t *testing.T) {
 	}
 	bin := buildExample(t)
 	start := time.Now()
-	cmd := exec.Command(bin, "-launch-local", "workers=2,ps=1", "-model", "cnn")
-	var out lockedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	deadline := time.After(5 * time.Minute)
-	killed := false
-	var err error
-wait:
-	for {
-		select {
-		case err = <-done:
-			break wait
-		case <-deadline:
-			cmd.Process.Kill()
-			<-done
-			t.Fatalf("still running after 5 minutes:\n%s", out.String())
-		case <-time.After(50 * time.Millisecond):
-			s := out.String()
-			if killed || !strings.Contains(s, "Epoch 2/3") {
-				continue
-			}
-			m := pidRE.FindStringSubmatch(s)
-			if m == nil {
-				t.Fatalf("the launcher did not print worker 1's pid:\n%s", s)
-			}
-			pid, _ := strconv.Atoi(m[1])
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-				t.Fatalf("kill worker 1 (pid %d): %v", pid, err)
-			}
-			killed = true
-			t.Logf("worker 1 (pid %d) SIGKILLed at %v", pid, time.Since(start).Round(time.Second))
-		}
-	}
-	s := out.String()
+	s, killed, err := runKillingAtEpoch2(t, exec.Command(bin, "-launch-local", "workers=2,ps=1", "-model", "cnn"), pidRE, "worker 1", 5*time.Minute)
 	if err != nil {
 		t.Fatalf("the job failed after worker 1 was killed: %v\n%s", err, s)
 	}
@@ -284,41 +247,8 @@ func TestKillServerResumes(t *testing.T) {
 	bin := buildExample(t)
 	backup := filepath.Join(t.TempDir(), "backup")
 	args := []string{"-launch-local", "workers=2,ps=1", "-steps-per-epoch", "1500", "-epochs", "3", "-backup-dir", backup}
-	cmd := exec.Command(bin, args...)
-	var out lockedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	psRE := regexp.MustCompile(`launch: ps 0 pid (\d+)`)
-	killed := false
-	var err error
-wait:
-	for {
-		select {
-		case err = <-done:
-			break wait
-		case <-time.After(2 * time.Minute):
-			cmd.Process.Kill()
-			<-done
-			t.Fatalf("still running after 2 minutes:\n%s", out.String())
-		case <-time.After(20 * time.Millisecond):
-			s := out.String()
-			if killed || !strings.Contains(s, "Epoch 2/3") {
-				continue
-			}
-			m := psRE.FindStringSubmatch(s)
-			if m == nil {
-				t.Fatalf("no pid of ps 0:\n%s", s)
-			}
-			pid, _ := strconv.Atoi(m[1])
-			syscall.Kill(pid, syscall.SIGKILL)
-			killed = true
-		}
-	}
-	s := out.String()
+	s, killed, err := runKillingAtEpoch2(t, exec.Command(bin, args...), psRE, "ps 0", 2*time.Minute)
 	if !killed || strings.Contains(s, "Epoch 3/3") {
 		t.Skipf("the job was past epoch 2 before the server was killed; make epochs longer:\n%s", s)
 	}
@@ -340,5 +270,48 @@ wait:
 	}
 	if strings.Contains(res, "Epoch 1/3") || !strings.Contains(res, "Epoch 2/3") || !strings.Contains(res, "test_loss: ") {
 		t.Errorf("the relaunched job did not resume at epoch 2:\n%s", res)
+	}
+}
+
+// runKillingAtEpoch2 runs a launcher (cmd) to its end and SIGKILLs the
+// child whose pid pidRE finds in its output (who names it) once the
+// second epoch begins. It returns the output, whether the child was
+// killed, and the launcher's exit error; past limit it kills the launcher
+// and fails the test.
+func runKillingAtEpoch2(t *testing.T, cmd *exec.Cmd, pidRE *regexp.Regexp, who string, limit time.Duration) (output string, killed bool, err error) {
+	t.Helper()
+	start := time.Now()
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.After(limit)
+	for {
+		select {
+		case err = <-done:
+			return out.String(), killed, err
+		case <-deadline:
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("still running after %v:\n%s", limit, out.String())
+		case <-time.After(20 * time.Millisecond):
+			s := out.String()
+			if killed || !strings.Contains(s, "Epoch 2/3") {
+				continue
+			}
+			m := pidRE.FindStringSubmatch(s)
+			if m == nil {
+				t.Fatalf("the launcher did not print the pid of %s:\n%s", who, s)
+			}
+			pid, _ := strconv.Atoi(m[1])
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatalf("kill %s (pid %d): %v", who, pid, err)
+			}
+			killed = true
+			t.Logf("%s (pid %d) SIGKILLed at %v", who, pid, time.Since(start).Round(time.Second))
+		}
 	}
 }
