@@ -22,7 +22,9 @@ type GEMM struct {
 }
 
 // FLOPs is 2·M·N·K per pass (a multiply-add is two flops).
-func (g GEMM) FLOPs() float64 { return 2 * float64(g.M) * float64(g.N) * float64(g.K) * float64(g.Passes) }
+func (g GEMM) FLOPs() float64 {
+	return 2 * float64(g.M) * float64(g.N) * float64(g.K) * float64(g.Passes)
+}
 
 // StepGEMMs lists the GEMMs of one training step of m on batch examples,
 // one entry per Conv2D or Dense call, from the model's inputs to its
