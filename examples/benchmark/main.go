@@ -27,6 +27,19 @@
 //
 // A reference that is not available is skipped with a line saying why.
 //
+// -width F times the seed CNN with 32·F and 64·F filters (0.5, 1, 2, 4;
+// the dense layers as the seed has them) and passes --width to the
+// references (PyTorch's step then comes from torch_width.py beside
+// tf_reference.py). -floor-gflops G (the machine's peak for the threads
+// used: one core's GEMM rate x threads) adds the step's GEMM FLOPs and its
+// arithmetic floor to the step line:
+//
+//	step ... gflop=0.9854 floor_ms=2.593 floor_ratio=7.00
+//
+// floor_ratio is ms_per_step / floor_ms (docs/performance.md, "The machine
+// and the arithmetic floor"; tools/cost_growth.sh sweeps batch and width).
+// -opstats prints the wall time of each op kind per timed step.
+//
 // With -policy NAME (mixed_bfloat16, mixed_float16) it builds the model
 // under float32 and under NAME, warms both up and times them in
 // alternating rounds of -steps steps (-rounds; on a shared machine both
@@ -55,8 +68,8 @@ import (
 	"time"
 
 	"github.com/gokeras/gokeras/distribute"
+	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/examples/internal/cli"
-	"github.com/gokeras/gokeras/examples/internal/models"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
@@ -66,6 +79,9 @@ import (
 
 func main() {
 	model := flag.String("model", "mnist_cnn", "mnist_cnn or resnet_seed")
+	width := flag.Float64("width", 1, "mnist_cnn only: the convolutions' filters x width (0.5, 1, 2, 4: 32·width and 64·width filters; the dense layers as the seed)")
+	floorGFLOPs := flag.Float64("floor-gflops", 0, "the machine's peak GFLOP/s for the threads used (one core's GEMM rate x threads): the step line adds the step's GEMM GFLOP, the floor in ms and ms_per_step / floor_ms (0: not printed)")
+	opStats := flag.Bool("opstats", false, "time each op kind over the timed steps (engine.EnableOpStats) and print an op line per kind, ms per step, largest first")
 	batch := flag.Int("batch", 64, "global batch size")
 	steps := flag.Int("steps", 50, "timed steps")
 	warmup := flag.Int("warmup", 3, "untimed steps first (tracing, buffer allocation)")
@@ -83,7 +99,24 @@ func main() {
 	rounds := flag.Int("rounds", 3, "with -policy other than float32: alternating timing rounds of -steps steps per policy")
 	fitOnly := flag.Bool("fit-only", false, "fit one epoch on -fit-samples synthetic examples and print the fit line with the peak RSS (what -compare runs in a fresh process)")
 	flag.Parse()
-	cli.MustCheck(cli.Positive("batch", "steps", "rounds"), cli.NonNegative("warmup", "threads", "fit-samples", "infer-steps"))
+	cli.MustCheck(cli.Positive("batch", "steps", "rounds"), cli.NonNegative("warmup", "threads", "fit-samples", "infer-steps", "floor-gflops"))
+	spec := modelSpec{name: *model, width: *width}
+	if err := spec.check(); err != nil {
+		log.Fatal(err)
+	}
+	// extra ends each step line: the width when not 1, the floor when asked.
+	extra := func(float64) string { return "" }
+	if *floorGFLOPs > 0 {
+		f, err := floorOf(spec, *batch, *floorGFLOPs)
+		if err != nil {
+			log.Fatal(err)
+		}
+		extra = f.fields
+	}
+	widthField := ""
+	if spec.width != 1 {
+		widthField = fmt.Sprintf(" width=%g", spec.width)
+	}
 	cli.MustSetPolicy(*policy) // checked before timing; the models are built under it by timePolicies
 	cli.MustSetPolicy("float32")
 	if *threadsFlag > 0 {
@@ -95,12 +128,12 @@ func main() {
 		samples = *batch * *steps
 	}
 	if *fitOnly {
-		s, err := fitEpoch(*model, *batch, samples)
+		s, err := fitEpoch(spec, *batch, samples)
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("fit model=%s batch=%d threads=%d samples=%d seconds=%.2f peak_rss_kb=%.0f impl=gokeras\n",
-			*model, *batch, threads, samples, s, selfPeakKB())
+		fmt.Printf("fit model=%s batch=%d threads=%d samples=%d seconds=%.2f peak_rss_kb=%.0f impl=gokeras%s\n",
+			*model, *batch, threads, samples, s, selfPeakKB(), widthField)
 		return
 	}
 	var jits []string
@@ -128,13 +161,13 @@ func main() {
 			}
 		}
 		if *policy != "float32" {
-			ts, err := timePolicies(*model, *batch, *steps, *warmup, replicas, *rounds, []string{"float32", *policy})
+			ts, err := timePolicies(spec, *batch, *steps, *warmup, replicas, *rounds, []string{"float32", *policy})
 			if err != nil {
 				log.Fatal(err)
 			}
 			for i, p := range []string{"float32", *policy} {
-				fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f median_ms=%.2f samples_per_s=%.0f replicas=%d policy=%s impl=gokeras\n",
-					*model, *batch, threads, ts[i].mean, ts[i].median, float64(*batch)/ts[i].mean*1e3, replicas, p)
+				fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f median_ms=%.2f samples_per_s=%.0f replicas=%d policy=%s impl=gokeras%s%s\n",
+					*model, *batch, threads, ts[i].mean, ts[i].median, float64(*batch)/ts[i].mean*1e3, replicas, p, widthField, extra(ts[i].mean))
 			}
 			fmt.Printf("policy model=%s batch=%d threads=%d replicas=%d rounds=%d float32_ms=%.2f %s_ms=%.2f speedup=%.2f float32_cpu_ms=%.2f %s_cpu_ms=%.2f cpu_speedup=%.2f load=%s\n",
 				*model, *batch, threads, replicas, *rounds, ts[0].median, *policy, ts[1].median, ts[0].median/ts[1].median,
@@ -144,15 +177,17 @@ func main() {
 			}
 			continue
 		}
-		t, err := timeSteps(*model, *batch, *steps, *warmup, replicas, infer)
+		timeOps = *opStats
+		t, err := timeSteps(spec, *batch, *steps, *warmup, replicas, infer)
 		if err != nil {
 			log.Fatal(err)
 		}
 		if math.IsNaN(ours.stepMS) {
 			ours.stepMS, ours.medianMS, ours.inferMS = t.mean, t.median, t.infer
 		}
-		fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f median_ms=%.2f samples_per_s=%.0f replicas=%d impl=gokeras\n",
-			*model, *batch, threads, t.mean, t.median, float64(*batch)/t.mean*1e3, replicas)
+		fmt.Printf("step model=%s batch=%d threads=%d ms_per_step=%.2f median_ms=%.2f samples_per_s=%.0f replicas=%d impl=gokeras%s%s\n",
+			*model, *batch, threads, t.mean, t.median, float64(*batch)/t.mean*1e3, replicas, widthField, extra(t.mean))
+		printOpStats(os.Stdout, *model, *batch, *steps, t.ops)
 		rates = append(rates, fmt.Sprintf("%d:%.0f", replicas, float64(*batch)/t.mean*1e3))
 	}
 	if len(rates) > 1 {
@@ -170,14 +205,15 @@ func main() {
 	common := []string{"--model", *model, "--batch", fmt.Sprint(*batch), "--threads", fmt.Sprint(threads)}
 	stepArgs := append(slices.Clone(common), "--steps", fmt.Sprint(*steps))
 	fitArgs := append(slices.Clone(common), "--samples", fmt.Sprint(samples))
+	tfWidth := spec.widthArgs("--width")
 	inferN := *inferSteps
 	if inferN == 0 {
 		inferN = *steps
 	}
 	if exe, err := os.Executable(); err != nil {
 		fmt.Printf("skip gokeras fit epoch: %v\n", err)
-	} else if err := runLine(&ours, "fit", exe, "-fit-only", "-model", *model, "-batch", fmt.Sprint(*batch),
-		"-threads", fmt.Sprint(threads), "-fit-samples", fmt.Sprint(samples)); err != nil {
+	} else if err := runLine(&ours, "fit", exe, append([]string{"-fit-only", "-model", *model, "-batch", fmt.Sprint(*batch),
+		"-threads", fmt.Sprint(threads), "-fit-samples", fmt.Sprint(samples)}, spec.widthArgs("-width")...)...); err != nil {
 		fmt.Printf("skip gokeras fit epoch: %v\n", err)
 	}
 	rows := []result{ours}
@@ -192,7 +228,7 @@ func main() {
 			if j == "on" {
 				r.impl = "tensorflow_xla"
 			}
-			jit := []string{"--jit", j}
+			jit := append([]string{"--jit", j}, tfWidth...)
 			err := runLine(&r, "step", py, append(append([]string{tfRef, "step"}, stepArgs...), append(jit, "--infer-steps", fmt.Sprint(inferN))...)...)
 			if err == nil {
 				err = runLine(&r, "fit", py, append(append([]string{tfRef, "fit"}, fitArgs...), jit...)...)
@@ -206,9 +242,24 @@ func main() {
 	}
 
 	ref, err := referencePath(*reference, os.Getenv(envReference))
-	if err != nil {
+	switch {
+	case err != nil:
 		fmt.Printf("skip pytorch: %v\n", err)
-	} else {
+	case spec.width != 1 && tfRef == "":
+		fmt.Println("skip pytorch: -width needs torch_width.py, which lives beside tf_reference.py, which was not found")
+	case spec.width != 1:
+		// torch_reference.py builds the seed only: torch_width.py builds the
+		// same CNN at the width and times its step the same way.
+		r := newResult("pytorch")
+		tw := filepath.Join(filepath.Dir(tfRef), "torch_width.py")
+		if err := runLine(&r, "step", *python, append(append([]string{tw, "--torch-reference", ref, "step"}, stepArgs...), tfWidth...)...); err != nil {
+			fmt.Printf("skip pytorch: %v\n", err)
+		} else {
+			fmt.Printf("ratio model=%s batch=%d torch_over_ours=%.2f\n", *model, *batch, r.stepMS/ours.stepMS)
+			fmt.Println("skip pytorch inference and fit epoch: torch_extra.py builds the seed width only")
+			rows = append(rows, r)
+		}
+	default:
 		r := newResult("pytorch")
 		if err := runLine(&r, "step", *python, append([]string{ref, "step"}, stepArgs...)...); err != nil {
 			fmt.Printf("skip pytorch: %v (is python3-torch installed? apt-get install -y python3-torch)\n", err)
@@ -230,8 +281,8 @@ func main() {
 			rows = append(rows, r)
 		}
 	}
-	printTable(os.Stdout, fmt.Sprintf("compare model=%s batch=%d threads=%d fit_samples=%d load=%s (ratio = step_ms / gokeras step_ms; above 1: gokeras is faster)",
-		*model, *batch, threads, samples, loadAverage()), rows)
+	printTable(os.Stdout, fmt.Sprintf("compare model=%s batch=%d threads=%d fit_samples=%d load=%s%s (ratio = step_ms / gokeras step_ms; above 1: gokeras is faster)",
+		*model, *batch, threads, samples, loadAverage(), widthField), rows)
 }
 
 func homeDir() string {
@@ -239,26 +290,21 @@ func homeDir() string {
 	return h
 }
 
-func build(name string) (*keras.Model, []int, error) {
-	switch name {
-	case "mnist_cnn":
-		m, err := models.MNISTCNN()
-		return m, []int{28, 28, 1}, err
-	case "resnet_seed":
-		m, err := models.ResNetSeed()
-		return m, []int{32, 32, 3}, err
-	}
-	return nil, nil, fmt.Errorf("unknown -model %q (mnist_cnn or resnet_seed)", name)
-}
-
 // stepTimes are one timing run's figures in ms; cpu is the process' CPU
 // time per step (timePolicies only, NaN where not measured).
-type stepTimes struct{ mean, median, infer, cpu float64 }
+type stepTimes struct {
+	mean, median, infer, cpu float64
+	ops                      []engine.OpStat // timeSteps with timeOps: per op kind over the timed steps
+}
+
+// timeOps makes timeSteps time each op kind over its timed steps
+// (engine.EnableOpStats; -opstats).
+var timeOps bool
 
 // setup builds the model under a strategy with the given replicas and
 // compiles it with Adam (lr 1e-3, epsilon 1e-7, as the references) and
 // sparse categorical cross-entropy from logits.
-func setup(name string, replicas int) (*keras.Model, []int, error) {
+func setup(spec modelSpec, replicas int) (*keras.Model, []int, error) {
 	if err := distribute.SetLogicalCPUs(replicas); err != nil {
 		return nil, nil, err
 	}
@@ -269,7 +315,7 @@ func setup(name string, replicas int) (*keras.Model, []int, error) {
 	layers.SetRandomSeed(0)
 	exit := s.Scope()
 	defer exit()
-	m, shape, err := build(name)
+	m, shape, err := spec.build()
 	if err == nil {
 		err = m.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(), Loss: losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true))})
 	}
@@ -299,9 +345,9 @@ func synthetic(shape []int, n int) (x, y *tensor.Dense) {
 // timeSteps times Fit on one fixed random batch per step (mean and median
 // of steps after warmup), then, when infer > 0, Predict on the same batch
 // (median of infer calls after warmup).
-func timeSteps(name string, batch, steps, warmup, replicas, infer int) (stepTimes, error) {
+func timeSteps(spec modelSpec, batch, steps, warmup, replicas, infer int) (stepTimes, error) {
 	var t stepTimes
-	m, shape, err := setup(name, replicas)
+	m, shape, err := setup(spec, replicas)
 	if err != nil {
 		return t, err
 	}
@@ -314,6 +360,9 @@ func timeSteps(name string, batch, steps, warmup, replicas, infer int) (stepTime
 	}
 	cfg.StepsPerEpoch = 1
 	ts := make([]float64, steps)
+	if timeOps {
+		engine.EnableOpStats(true)
+	}
 	start := time.Now()
 	for i := range ts {
 		s := time.Now()
@@ -323,6 +372,10 @@ func timeSteps(name string, batch, steps, warmup, replicas, infer int) (stepTime
 		ts[i] = float64(time.Since(s).Microseconds()) / 1e3
 	}
 	t.mean = float64(time.Since(start).Microseconds()) / 1e3 / float64(steps)
+	if timeOps {
+		t.ops = engine.OpStats()
+		engine.EnableOpStats(false)
+	}
 	t.median = median(ts)
 	t.infer = math.NaN()
 	if infer > 0 {
@@ -346,7 +399,7 @@ func timeSteps(name string, batch, steps, warmup, replicas, infer int) (stepTime
 // up, then times rounds of steps Fit steps of each in turn (alternating,
 // so that both see the same load), and returns each policy's mean and
 // median step over all its rounds. The global policy is float32 after.
-func timePolicies(name string, batch, steps, warmup, replicas, rounds int, policies []string) ([]stepTimes, error) {
+func timePolicies(spec modelSpec, batch, steps, warmup, replicas, rounds int, policies []string) ([]stepTimes, error) {
 	type run struct {
 		m        *keras.Model
 		x        *tensor.Dense
@@ -360,7 +413,7 @@ func timePolicies(name string, batch, steps, warmup, replicas, rounds int, polic
 		if err := cli.SetPolicy(p); err != nil {
 			return nil, err
 		}
-		m, shape, err := setup(name, replicas)
+		m, shape, err := setup(spec, replicas)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
@@ -399,8 +452,8 @@ func timePolicies(name string, batch, steps, warmup, replicas, rounds int, polic
 
 // fitEpoch fits one epoch (no shuffling) over samples synthetic examples
 // and returns its wall time in seconds.
-func fitEpoch(name string, batch, samples int) (float64, error) {
-	m, shape, err := setup(name, 1)
+func fitEpoch(spec modelSpec, batch, samples int) (float64, error) {
+	m, shape, err := setup(spec, 1)
 	if err != nil {
 		return 0, err
 	}

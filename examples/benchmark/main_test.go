@@ -41,7 +41,7 @@ func TestReferencePath(t *testing.T) {
 // TestTimePolicies: -policy times the model under float32 and the policy
 // (small batch, one round) and leaves the global policy float32.
 func TestTimePolicies(t *testing.T) {
-	ts, err := timePolicies("mnist_cnn", 4, 2, 1, 1, 2, []string{"float32", "mixed_bfloat16"})
+	ts, err := timePolicies(modelSpec{name: "mnist_cnn", width: 1}, 4, 2, 1, 1, 2, []string{"float32", "mixed_bfloat16"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestTimePolicies(t *testing.T) {
 	if p := mixedprecision.GlobalPolicy().Name(); p != "float32" {
 		t.Errorf("global policy %s after timing", p)
 	}
-	if _, err := timePolicies("mnist_cnn", 4, 1, 1, 1, 1, []string{"float32", "bf16"}); err == nil {
+	if _, err := timePolicies(modelSpec{name: "mnist_cnn", width: 1}, 4, 1, 1, 1, 1, []string{"float32", "bf16"}); err == nil {
 		t.Error("an unknown policy was timed")
 	}
 }
