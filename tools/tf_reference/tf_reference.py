@@ -10,12 +10,16 @@ and run with that interpreter:
   tf_reference.py step --model resnet_seed --batch 64 --threads 1 --steps 20 --jit on
   tf_reference.py fit  --model mnist_cnn --batch 64 --threads 2 --samples 6400
   tf_reference.py step --model mnist_cnn --json
+  tf_reference.py step --model mnist_cnn --width 2 --batch 64 --threads 2 --steps 50
 
 The models are the ones of examples/benchmark (examples/internal/models), with Keras' default initializers:
   mnist_cnn   Conv2D(32,3,relu) MaxPool Conv2D(64,3,relu) MaxPool Flatten Dense(128,relu) Dense(10)   input 28x28x1
   resnet_seed Conv2D(64,7,s2,same) BN ReLU MaxPool(3,s2,same) 6 residual blocks (64,64,128,128,256,256)
               GlobalAveragePooling2D Dense(10)                                               input 32x32x3
 compiled with Adam (learning rate 1e-3, epsilon 1e-7) and SparseCategoricalCrossentropy(from_logits=True).
+--width F (mnist_cnn only; examples/benchmark -width, models.MNISTCNNWidth): Conv2D(32*F) and Conv2D(64*F), the dense
+layers as the seed (Dense(128) then takes 1600*F inputs); 32*F must be a whole number. The output lines then carry
+width=F.
 
 step: one fixed random batch; `warmup` untimed train_on_batch calls (tracing), then `steps` timed ones (Keras' train
 step under tf.function, XLA with --jit on); then the same for predict_on_batch (inference, training=False).
@@ -47,6 +51,8 @@ def parse():
         s.add_argument("--threads", type=int, default=2, help="TensorFlow intra-op and inter-op threads")
         s.add_argument("--jit", choices=("off", "on"), default="off", help="compile(jit_compile=...): XLA")
         s.add_argument("--seed", type=int, default=0)
+        s.add_argument("--width", type=float, default=1.0,
+                       help="mnist_cnn only: the convolutions' filters x width (32*width and 64*width)")
         s.add_argument("--json", action="store_true", help="print one JSON object instead of the key=value line")
         if name == "step":
             s.add_argument("--steps", type=int, default=50, help="timed train steps")
@@ -60,6 +66,10 @@ def parse():
             p.error(f"--{k} must be positive, got {getattr(a, k)}")
     if a.cmd == "step" and (a.warmup < 0 or a.infer_steps < 0):
         p.error("--warmup and --infer-steps must not be negative")
+    if a.width != 1 and a.model != "mnist_cnn":
+        p.error(f"--width {a.width:g}: only mnist_cnn takes a width")
+    if not (1 <= 32 * a.width <= 65536 and (32 * a.width).is_integer()):
+        p.error(f"--width {a.width:g}: 32 x width must be a whole number of filters")
     return a
 
 
@@ -81,11 +91,12 @@ tf.config.threading.set_inter_op_parallelism_threads(A.threads)
 SHAPES = {"mnist_cnn": (28, 28, 1), "resnet_seed": (32, 32, 3)}
 
 
-def mnist_cnn():
+def mnist_cnn(width=1.0):
+    f = int(32 * width)
     return keras.Sequential([
         keras.Input(SHAPES["mnist_cnn"]),
-        layers.Conv2D(32, 3, activation="relu"), layers.MaxPooling2D(),
-        layers.Conv2D(64, 3, activation="relu"), layers.MaxPooling2D(),
+        layers.Conv2D(f, 3, activation="relu"), layers.MaxPooling2D(),
+        layers.Conv2D(2 * f, 3, activation="relu"), layers.MaxPooling2D(),
         layers.Flatten(), layers.Dense(128, activation="relu"), layers.Dense(10),
     ])
 
@@ -114,7 +125,7 @@ def resnet_seed():
 
 def build(a):
     keras.utils.set_random_seed(a.seed)
-    m = mnist_cnn() if a.model == "mnist_cnn" else resnet_seed()
+    m = mnist_cnn(a.width) if a.model == "mnist_cnn" else resnet_seed()
     m.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-3, epsilon=1e-7),
               loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=(a.jit == "on"))
     return m
@@ -173,6 +184,8 @@ def fit(a):
 if __name__ == "__main__":
     r = step(A) if A.cmd == "step" else fit(A)
     r.update(impl="tensorflow", jit=A.jit, tf=tf.__version__, keras=keras.__version__)
+    if A.width != 1:
+        r.update(width=f"{A.width:g}")
     if A.json:
         print(json.dumps(r))
     else:
