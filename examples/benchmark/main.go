@@ -38,7 +38,8 @@
 //
 // floor_ratio is ms_per_step / floor_ms (docs/performance.md, "The machine
 // and the arithmetic floor"; tools/cost_growth.sh sweeps batch and width).
-// -opstats prints the wall time of each op kind per timed step.
+// -flops prints that count alone (a flops line with flop= and gflop=) and
+// exits. -opstats prints the wall time of each op kind per timed step.
 //
 // With -policy NAME (mixed_bfloat16, mixed_float16) it builds the model
 // under float32 and under NAME, warms both up and times them in
@@ -70,6 +71,7 @@ import (
 	"github.com/gokeras/gokeras/distribute"
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/examples/internal/cli"
+	"github.com/gokeras/gokeras/examples/internal/models"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
@@ -81,6 +83,7 @@ func main() {
 	model := flag.String("model", "mnist_cnn", "mnist_cnn or resnet_seed")
 	width := flag.Float64("width", 1, "mnist_cnn only: the convolutions' filters x width (0.5, 1, 2, 4: 32·width and 64·width filters; the dense layers as the seed)")
 	floorGFLOPs := flag.Float64("floor-gflops", 0, "the machine's peak GFLOP/s for the threads used (one core's GEMM rate x threads): the step line adds the step's GEMM GFLOP, the floor in ms and ms_per_step / floor_ms (0: not printed)")
+	flopsOnly := flag.Bool("flops", false, "print the step's GEMM FLOPs (a flops line) and exit, timing nothing")
 	opStats := flag.Bool("opstats", false, "time each op kind over the timed steps (engine.EnableOpStats) and print an op line per kind, ms per step, largest first")
 	batch := flag.Int("batch", 64, "global batch size")
 	steps := flag.Int("steps", 50, "timed steps")
@@ -104,6 +107,22 @@ func main() {
 	if err := spec.check(); err != nil {
 		log.Fatal(err)
 	}
+	widthField := ""
+	if spec.width != 1 {
+		widthField = fmt.Sprintf(" width=%g", spec.width)
+	}
+	if *flopsOnly {
+		m, _, err := spec.build()
+		if err != nil {
+			log.Fatal(err)
+		}
+		f, err := models.StepFLOPs(m, *batch)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("flops model=%s batch=%d flop=%.0f gflop=%.4f%s\n", *model, *batch, f, f/1e9, widthField)
+		return
+	}
 	// extra ends each step line: the width when not 1, the floor when asked.
 	extra := func(float64) string { return "" }
 	if *floorGFLOPs > 0 {
@@ -112,10 +131,6 @@ func main() {
 			log.Fatal(err)
 		}
 		extra = f.fields
-	}
-	widthField := ""
-	if spec.width != 1 {
-		widthField = fmt.Sprintf(" width=%g", spec.width)
 	}
 	cli.MustSetPolicy(*policy) // checked before timing; the models are built under it by timePolicies
 	cli.MustSetPolicy("float32")
