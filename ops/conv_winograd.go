@@ -148,18 +148,38 @@ func winogradConv3x3(f *winogradKind, s *winogradScratch, y, x, w []float32, n, 
 		s = &winogradScratch{}
 	}
 	s.u = growF32(s.u, f.a*f.a*cin*cout)
-	winogradFilter(f, s.u, w, cin, cout)
-	winogradConvU(f, s, y, x, s.u, n, h, wd, cin, cout, padding)
+	winogradFilter(f, s.u, w, cin, cout, false)
+	winogradConvU(f, s, y, x, s.u, false, n, h, wd, cin, cout, padding)
+}
+
+// winogradConv3x3Input sets dx (n x h x wd x cin) to the input gradient of
+// the stride-1 'same' convolution of x with the 3x3 kernel w (HWIO), given
+// dy (n x h x wd x cout): the 'same' convolution of dy with w turned by 180
+// degrees and its channels swapped. The turn is the filter transform's
+// reading order of the taps, the swap the GEMMs' transB, so w is not
+// copied. s may be nil.
+func winogradConv3x3Input(f *winogradKind, s *winogradScratch, dx, dy, w []float32, n, h, wd, cin, cout int) {
+	if s == nil {
+		s = &winogradScratch{}
+	}
+	s.u = growF32(s.u, f.a*f.a*cin*cout)
+	winogradFilter(f, s.u, w, cin, cout, true)
+	winogradConvU(f, s, dx, dy, s.u, true, n, h, wd, cout, cin, "same")
 }
 
 // winogradFilter sets u, a² matrices of cin x cout (element (ξ, ci, co) at
 // u[(ξ*cin+ci)*cout+co]), to G g Gᵀ for every channel pair of the HWIO
-// kernel w, whose 9 taps are 9 rows of cin*cout floats.
-func winogradFilter(f *winogradKind, u, w []float32, cin, cout int) {
+// kernel w, whose 9 taps are 9 rows of cin*cout floats; with flip, of the
+// kernel turned by 180 degrees (tap i read as tap 8-i).
+func winogradFilter(f *winogradKind, u, w []float32, cin, cout int, flip bool) {
 	l := cin * cout
 	src := make([][]float32, 9)
 	for i := range src {
-		src[i] = w[i*l : (i+1)*l]
+		k := i
+		if flip {
+			k = 8 - i
+		}
+		src[i] = w[k*l : (k+1)*l]
 	}
 	tmp := make([]float32, f.a*3*(min(l, winogradChunkFloats)+16))
 	dst := make([][]float32, f.a*f.a)
@@ -170,8 +190,9 @@ func winogradFilter(f *winogradKind, u, w []float32, cin, cout int) {
 }
 
 // winogradConvU is winogradConv3x3 with the kernel already transformed
-// (u as winogradFilter leaves it).
-func winogradConvU(f *winogradKind, s *winogradScratch, y, x, u []float32, n, h, wd, cin, cout int, padding string) {
+// (u as winogradFilter leaves it; with transU, each U_ξ is stored cout x
+// cin and used transposed).
+func winogradConvU(f *winogradKind, s *winogradScratch, y, x, u []float32, transU bool, n, h, wd, cin, cout int, padding string) {
 	var oh, ow, pad int
 	switch padding {
 	case "same":
@@ -188,6 +209,10 @@ func winogradConvU(f *winogradKind, s *winogradScratch, y, x, u []float32, n, h,
 		panic("ops: winogradConv3x3: short buffer")
 	}
 	m, a := f.m, f.a
+	ldu := cout
+	if transU {
+		ldu = cin
+	}
 	th, tw := (oh+m-1)/m, (ow+m-1)/m
 	tiles := n * th * tw
 	maxc := max(cin, cout)
@@ -247,7 +272,7 @@ func winogradConvU(f *winogradKind, s *winogradScratch, y, x, u []float32, n, h,
 			phase(1)
 			// a² GEMMs: M_ξ (bt x cout) = V_ξ (bt x cin) · U_ξ (cin x cout): q -> p.
 			for xi := range a * a {
-				sgemm(false, false, bt, cout, cin, 1, q[xi*stride:], cin, u[xi*cin*cout:], cout, 0, p[xi*stride:], cout)
+				sgemm(false, transU, bt, cout, cin, 1, q[xi*stride:], cin, u[xi*cin*cout:], ldu, 0, p[xi*stride:], cout)
 			}
 			phase(2)
 			// Y = (Aᵀ⊗Aᵀ) M: p -> q.
@@ -259,7 +284,7 @@ func winogradConvU(f *winogradKind, s *winogradScratch, y, x, u []float32, n, h,
 			phase(1)
 			// a² GEMMs: M_ξ (bt x cout) = V_ξ (bt x cin) · U_ξ (cin x cout).
 			for xi := range a * a {
-				sgemm(false, false, bt, cout, cin, 1, p[xi*stride:], cin, u[xi*cin*cout:], cout, 0, q[xi*stride:], cout)
+				sgemm(false, transU, bt, cout, cin, 1, p[xi*stride:], cin, u[xi*cin*cout:], ldu, 0, q[xi*stride:], cout)
 			}
 			phase(2)
 			// Y = Aᵀ M A, in place: q's first m*m rows.

@@ -18,6 +18,34 @@ func directConv3x3(n, h, w, cin, cout int, padding string) (*Op, Shape) {
 	return y.n.Op().(*Op), y.Shape()
 }
 
+// directConv3x3Input returns Conv2D's input-gradient op for a stride-1
+// 'same' 3x3 convolution and its arguments' order: w, dy and, when it has
+// three inputs, the forward output y.
+func directConv3x3Input(n, h, w, cin, cout int) (op *Op, needsY bool) {
+	tr := NewTrace(true, 0, 1)
+	xv := tr.Input("x", Shape{n, h, w, cin})
+	wv := tr.Input("w", Shape{3, 3, cin, cout})
+	y := Conv2D(xv, wv, Conv2DAttrs{Strides: [2]int{1, 1}, Padding: "same"})
+	dv := tr.Input("dy", y.Shape())
+	grads := y.n.Op().(*Op).grad([]Tensor{xv, wv}, y, dv)
+	op = grads[0].n.Op().(*Op)
+	return op, len(op.ins) == 3
+}
+
+// flipKernel returns w (3 x 3 x cin x cout) turned by 180 degrees with its
+// channels swapped (3 x 3 x cout x ci): the kernel of the input gradient.
+func flipKernel(w []float32, cin, cout int) []float32 {
+	out := make([]float32, len(w))
+	for k := range 9 {
+		for ci := range cin {
+			for co := range cout {
+				out[((8-k)*cout+co)*cin+ci] = w[(k*cin+ci)*cout+co]
+			}
+		}
+	}
+	return out
+}
+
 // refConv3x3 is the stride-1 3x3 convolution in float64, with the sum of
 // |x||w| of every output (the scale of its rounding error).
 func refConv3x3(x, w []float32, n, h, wd, cin, cout int, padding string) (y, absSum []float64) {
@@ -189,6 +217,38 @@ func TestWinogradBlocks(t *testing.T) {
 	}
 }
 
+// TestWinogradConv3x3Input checks the input gradient against the float64
+// convolution of dy with the turned kernel and against Conv2D's gradient.
+func TestWinogradConv3x3Input(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 4))
+	for _, c := range []struct{ n, h, w, cin, cout int }{
+		{2, 5, 7, 3, 4}, {1, 2, 2, 8, 5}, {2, 8, 8, 16, 24}, {4, 4, 4, 64, 32},
+	} {
+		op, needsY := directConv3x3Input(c.n, c.h, c.w, c.cin, c.cout)
+		dy, w := make([]float32, c.n*c.h*c.w*c.cout), make([]float32, 9*c.cin*c.cout)
+		winogradData(r, "normal", dy, w, c.cout)
+		ref, absSum := refConv3x3(dy, flipKernel(w, c.cin, c.cout), c.n, c.h, c.w, c.cout, c.cin, "same")
+		direct := make([]float32, c.n*c.h*c.w*c.cin)
+		args := [][]float32{w, dy}
+		if needsY {
+			args = append(args, make([]float32, len(dy)))
+		}
+		op.Forward(direct, args)
+		if _, rel := convErr(direct, ref, absSum); rel > 1e-6 {
+			t.Fatalf("%v: Conv2D's input gradient is off the reference (rel %.2g)", c, rel)
+		}
+		for _, f := range []*winogradKind{winogradF23, winogradF43} {
+			dx := make([]float32, len(direct))
+			winogradConv3x3Input(f, nil, dx, dy, w, c.n, c.h, c.w, c.cin, c.cout)
+			abs, rel := convErr(dx, ref, absSum)
+			t.Logf("%s input gradient %v: max abs err %.2g, max rel err %.2g", f.name, c, abs, rel)
+			if rel > winogradBounds[f] || math.IsNaN(rel) {
+				t.Errorf("%s input gradient %v: max relative error %.3g > %.3g", f.name, c, rel, winogradBounds[f])
+			}
+		}
+	}
+}
+
 // winogradLayers are the 3x3 stride-1 convolutions of the seed ResNet
 // (examples/internal/models ResNetSeed: 4 on 8x8x64, 3 on 4x4x128, 3 on
 // 2x2x256 per forward pass) and the seed CNN's second convolution
@@ -229,7 +289,7 @@ func BenchmarkConvWinograd(b *testing.B) {
 		for _, f := range []*winogradKind{winogradF23, winogradF43} {
 			var s winogradScratch
 			s.u = make([]float32, f.a*f.a*c.cin*c.cout)
-			winogradFilter(f, s.u, w, c.cin, c.cout)
+			winogradFilter(f, s.u, w, c.cin, c.cout, false)
 			tag := fmt.Sprintf("F%d", f.m)
 			b.Run(name+"/"+tag, func(b *testing.B) {
 				for b.Loop() {
@@ -239,14 +299,40 @@ func BenchmarkConvWinograd(b *testing.B) {
 			})
 			b.Run(name+"/"+tag+"_cachedU", func(b *testing.B) {
 				for b.Loop() {
-					winogradConvU(f, &s, y, x, s.u, n, c.h, c.w, c.cin, c.cout, c.pad)
+					winogradConvU(f, &s, y, x, s.u, false, n, c.h, c.w, c.cin, c.cout, c.pad)
 				}
 				gf(b)
 			})
 			b.Run(name+"/"+tag+"_filter", func(b *testing.B) {
 				for b.Loop() {
-					winogradFilter(f, s.u, w, c.cin, c.cout)
+					winogradFilter(f, s.u, w, c.cin, c.cout, false)
 				}
+			})
+		}
+		if c.pad != "same" {
+			continue
+		}
+		// The input gradient: Conv2D's against Winograd's, same count.
+		dop, needsY := directConv3x3Input(n, c.h, c.w, c.cin, c.cout)
+		dy, dx := make([]float32, ys.Size()), make([]float32, len(x))
+		winogradData(r, "normal", dy, nil, c.cout)
+		args := [][]float32{w, dy}
+		if needsY {
+			args = append(args, y)
+		}
+		b.Run(name+"/dx_direct", func(b *testing.B) {
+			for b.Loop() {
+				dop.Forward(dx, args)
+			}
+			gf(b)
+		})
+		for _, f := range []*winogradKind{winogradF23, winogradF43} {
+			var s winogradScratch
+			b.Run(fmt.Sprintf("%s/dx_F%d", name, f.m), func(b *testing.B) {
+				for b.Loop() {
+					winogradConv3x3Input(f, &s, dx, dy, w, n, c.h, c.w, c.cin, c.cout)
+				}
+				gf(b)
 			})
 		}
 	}
@@ -270,7 +356,7 @@ func BenchmarkConvWinogradParts(b *testing.B) {
 		for _, f := range []*winogradKind{winogradF23, winogradF43} {
 			var s winogradScratch
 			s.u = make([]float32, f.a*f.a*c.cin*c.cout)
-			winogradFilter(f, s.u, w, c.cin, c.cout)
+			winogradFilter(f, s.u, w, c.cin, c.cout, false)
 			for _, gt := range []bool{false, true} {
 				name := fmt.Sprintf("%dx%dx%d_%d_%s/F%d/gemmTransforms=%v", c.h, c.w, c.cin, c.cout, c.pad, f.m, gt)
 				b.Run(name, func(b *testing.B) {
@@ -278,7 +364,7 @@ func BenchmarkConvWinogradParts(b *testing.B) {
 					var ph [5]time.Duration
 					winogradPhases = &ph
 					for b.Loop() {
-						winogradConvU(f, &s, y, x, s.u, n, c.h, c.w, c.cin, c.cout, c.pad)
+						winogradConvU(f, &s, y, x, s.u, false, n, c.h, c.w, c.cin, c.cout, c.pad)
 					}
 					winogradPhases = nil
 					for i, nm := range []string{"gather", "in", "gemm", "out", "scatter"} {
