@@ -113,8 +113,8 @@ var (
 var winogradBlockFloats = 16384
 
 // winogradChunkFloats is the width of the column chunks the transforms
-// work on (winogradApply2D).
-var winogradChunkFloats = 1024
+// work on (winogradApply2D): 512 against 256, 1024 and 2048, 3 alternations.
+var winogradChunkFloats = 512
 
 // winogradGEMMTransforms makes the input and output transforms one GEMM
 // each (by Bᵀ⊗Bᵀ and Aᵀ⊗Aᵀ over the block's rows) instead of one vec pass
@@ -316,16 +316,10 @@ func winogradApply2D(mat []float32, r, c int, dst, src [][]float32, tmp []float3
 	ch := max(1, min(l, winogradChunkFloats))
 	d, x, t := make([][]float32, r*r), make([][]float32, c*c), make([][]float32, r*c)
 	col, out := make([][]float32, c), make([][]float32, r)
-	cv := map[float32][]float32{}
-	for _, v := range mat {
-		if v != 0 && cv[v] == nil {
-			cv[v] = make([]float32, ch)
-			vec.Fill(cv[v], v)
-		}
-	}
+	cv := winogradConstRows(mat, ch)
 	for c0 := 0; c0 < l; c0 += ch {
 		w := min(ch, l-c0)
-		consts := func(v float32) []float32 { return cv[v][:w] }
+		consts := func(pos int) []float32 { return cv[pos][:w] }
 		for i := range d {
 			d[i] = dst[i][c0 : c0+w]
 		}
@@ -352,12 +346,45 @@ func winogradApply2D(mat []float32, r, c int, dst, src [][]float32, tmp []float3
 	}
 }
 
+// winogradConsts holds, for each coefficient of the transform matrices, a
+// vector filled with it (the p and q of vec.DualAffine), shared by all
+// calls and only ever replaced by a longer one.
+var winogradConsts struct {
+	sync.Mutex
+	m map[float32][]float32
+}
+
+// winogradConstRows returns, for each element of mat, a vector of at least
+// n copies of it (nil for zeros).
+func winogradConstRows(mat []float32, n int) [][]float32 {
+	winogradConsts.Lock()
+	defer winogradConsts.Unlock()
+	if winogradConsts.m == nil {
+		winogradConsts.m = map[float32][]float32{}
+	}
+	out := make([][]float32, len(mat))
+	for i, v := range mat {
+		if v == 0 {
+			continue
+		}
+		cv := winogradConsts.m[v]
+		if len(cv) < n {
+			cv = make([]float32, n)
+			vec.Fill(cv, v)
+			winogradConsts.m[v] = cv
+		}
+		out[i] = cv
+	}
+	return out
+}
+
 // winogradApply1D sets dst[i] = Σ_k M[i][k] src[k] for i < r, elementwise
 // on rows. Zero terms are skipped. A +1 term and up to two others are one
-// vec.DualAffine pass (the coefficients as vectors, consts), each further
+// vec.DualAffine pass (the coefficients as vectors: consts(i*c+k) is
+// M[i][k]'s), each further
 // pair of terms another; a lone ±1 term is an Add or Sub, a lone other an
 // Axpy.
-func winogradApply1D(mat []float32, r, c int, dst, src [][]float32, consts func(float32) []float32) {
+func winogradApply1D(mat []float32, r, c int, dst, src [][]float32, consts func(pos int) []float32) {
 	for i := range r {
 		row := mat[i*c : (i+1)*c]
 		var terms [8]int
@@ -393,7 +420,7 @@ func winogradApply1D(mat []float32, r, c int, dst, src [][]float32, consts func(
 			ts = ts[1:]
 		case plus >= 0:
 			k0, k1 := ts[0], ts[1]
-			vec.DualAffine(d, src[k0], consts(row[k0]), src[k1], consts(row[k1]), src[plus])
+			vec.DualAffine(d, src[k0], consts(i*c+k0), src[k1], consts(i*c+k1), src[plus])
 			ts = ts[2:]
 		default: // no +1 term
 			k := ts[0]
@@ -402,7 +429,7 @@ func winogradApply1D(mat []float32, r, c int, dst, src [][]float32, consts func(
 		}
 		for len(ts) >= 2 {
 			k0, k1 := ts[0], ts[1]
-			vec.DualAffine(d, src[k0], consts(row[k0]), src[k1], consts(row[k1]), d)
+			vec.DualAffine(d, src[k0], consts(i*c+k0), src[k1], consts(i*c+k1), d)
 			ts = ts[2:]
 		}
 		for _, k := range ts {
