@@ -87,12 +87,12 @@ func (g convGeom) im2col(cols, x []float32) {
 		g.im2colDilated(cols, x)
 		return
 	}
-	g.im2colImages(cols, x, 0, g.n)
+	g.im2colImages(cols, x, 0, g.n, false)
 }
 
 // im2colImages is im2col (without dilation) for images [b0, b1): their
 // rows go to cols from its start.
-func (g convGeom) im2colImages(cols, x []float32, b0, b1 int) {
+func (g convGeom) im2colImages(cols, x []float32, b0, b1 int, serial bool) {
 	p := g.patch()
 	run := g.kw * g.c
 	// With short runs in long rows (a large kernel over few channels, as a
@@ -116,7 +116,7 @@ func (g convGeom) im2colImages(cols, x []float32, b0, b1 int) {
 		}
 	}
 	short := (run <= 16 || run < 32 && preclear) && oxLo < oxHi
-	parallelRows((b1-b0)*g.oh, g.ow*p, func(lo, hi int) {
+	rowsOn(serial, (b1-b0)*g.oh, g.ow*p, func(lo, hi int) {
 		for bo := lo; bo < hi; bo++ {
 			b, oy := b0+bo/g.oh, bo%g.oh
 			out := cols[bo*g.ow*p : (bo+1)*g.ow*p]
@@ -210,14 +210,14 @@ func (g convGeom) im2colDilated(cols, x []float32) {
 // col2im adds each row of cols back into the input positions it came from.
 // Images are independent, so it runs in parallel over the batch; without
 // dilation each kernel row adds one contiguous run of up to kw*c floats.
-func (g convGeom) col2im(dx, cols []float32) { g.col2imImages(dx, cols, 0, g.n) }
+func (g convGeom) col2im(dx, cols []float32) { g.col2imImages(dx, cols, 0, g.n, false) }
 
 // col2imImages is col2im for images [b0, b1): cols holds their rows (the
 // first row is image b0's), and only their part of dx is written.
-func (g convGeom) col2imImages(dx, cols []float32, b0, b1 int) {
+func (g convGeom) col2imImages(dx, cols []float32, b0, b1 int, serial bool) {
 	p := g.patch()
 	img := g.h * g.w * g.c
-	parallelRows(b1-b0, img*g.kh*g.kw, func(lo, hi int) {
+	rowsOn(serial, b1-b0, img*g.kh*g.kw, func(lo, hi int) {
 		lo, hi = lo+b0, hi+b0
 		clear(dx[lo*img : hi*img])
 		for b := lo; b < hi; b++ {
@@ -283,10 +283,15 @@ func (s *convState) panel(x []float32) []float32 {
 	if s.g.identity() {
 		return x
 	}
+	s.g.im2col(s.panelBuf(), x)
+	return s.cols
+}
+
+// panelBuf returns the forward panel's memory (rows*patch floats).
+func (s *convState) panelBuf() []float32 {
 	if s.cols == nil {
 		s.cols = make([]float32, s.g.rows()*s.g.patch())
 	}
-	s.g.im2col(s.cols, x)
 	return s.cols
 }
 
@@ -349,25 +354,40 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 		name: "Conv2D", out: Shape{g.n, g.oh, g.ow, cout}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
 			if pl := st.plan; pl != nil {
-				pl.forwardBlocked(g, cout, o, in[0], in[1], scratch.get(pl.blockedScratch(g, cout)))
+				pl.forwardBlocked(g, cout, o, in[0], in[1], scratch)
 				return
 			}
+			p, per := g.patch(), g.oh*g.ow
 			if st.blocked() {
 				// A few images at a time: their column rows stay in
 				// cache between im2col and the GEMM; the filter gradient
 				// makes them again (see blocked).
-				p, per := g.patch(), g.oh*g.ow
-				nb := dxImageBlock(per * p)
-				cols := scratch.get(min(nb, g.n) * per * p)
-				for b0 := 0; b0 < g.n; b0 += nb {
-					b1 := min(b0+nb, g.n)
-					g.im2colImages(cols, in[0], b0, b1)
-					st.sgemm(false, false, (b1-b0)*per, cout, p, 1, cols, p, in[1], cout, 0, o[b0*per*cout:], cout)
-				}
+				s := splitImages(g.n, dxImageBlock(per*p))
+				buf := scratch.get(s.slots * s.nb * per * p)
+				s.run(func(slot, b0, b1 int, serial bool) {
+					cols := buf[slot*s.nb*per*p:][:(b1-b0)*per*p]
+					g.im2colImages(cols, in[0], b0, b1, serial)
+					st.gemm(serial)(false, false, (b1-b0)*per, cout, p, 1, cols, p, in[1], cout, 0, o[b0*per*cout:], cout)
+				})
 				return
 			}
-			cols := st.panel(in[0])
-			st.sgemm(false, false, g.rows(), cout, g.patch(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
+			if g.dw != 1 {
+				cols := st.panel(in[0])
+				st.sgemm(false, false, g.rows(), cout, p, 1, cols, p, in[1], cout, 0, o, cout)
+				return
+			}
+			// The panel is kept for the filter gradient; each core makes
+			// and multiplies its images' rows.
+			cols := in[0]
+			if !g.identity() {
+				cols = st.panelBuf()
+			}
+			splitImages(g.n, g.n).run(func(_, b0, b1 int, serial bool) {
+				if !g.identity() {
+					g.im2colImages(cols[b0*per*p:], in[0], b0, b1, serial)
+				}
+				st.gemm(serial)(false, false, (b1-b0)*per, cout, p, 1, cols[b0*per*p:], p, in[1], cout, 0, o[b0*per*cout:], cout)
+			})
 		},
 		grad: func(in []Tensor, y, dy Tensor) []Tensor {
 			return []Tensor{conv2DBackpropInput(st, in[1], dy, y, attrs), conv2DBackpropFilter(st, in[0], dy, y, ws, attrs)}
@@ -400,23 +420,26 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tens
 				return
 			}
 			if pl := st.plan; pl != nil {
-				pl.backpropInput(g, cout, o, in[1], in[0], scratch.get(2*pl.maxRows*pl.maxK))
+				pl.backpropInput(g, cout, o, in[1], in[0], scratch)
 				return
 			}
 			if g.identity() {
-				st.sgemm(false, true, g.rows(), g.patch(), cout, 1, in[1], cout, in[0], cout, 0, o, g.patch())
+				p, per := g.patch(), g.oh*g.ow
+				splitImages(g.n, g.n).run(func(_, b0, b1 int, serial bool) {
+					st.gemm(serial)(false, true, (b1-b0)*per, p, cout, 1, in[1][b0*per*cout:], cout, in[0], cout, 0, o[b0*per*p:], p)
+				})
 				return
 			}
 			// A few images at a time: their column rows stay in cache
 			// between the GEMM and col2im (see dxImageBlock).
 			p, per := g.patch(), g.oh*g.ow
-			nb := dxImageBlock(per * p)
-			dcols := scratch.get(min(nb, g.n) * per * p)
-			for b0 := 0; b0 < g.n; b0 += nb {
-				b1 := min(b0+nb, g.n)
-				st.sgemm(false, true, (b1-b0)*per, p, cout, 1, in[1][b0*per*cout:], cout, in[0], cout, 0, dcols, p)
-				g.col2imImages(o, dcols, b0, b1)
-			}
+			s := splitImages(g.n, dxImageBlock(per*p))
+			buf := scratch.get(s.slots * s.nb * per * p)
+			s.run(func(slot, b0, b1 int, serial bool) {
+				dcols := buf[slot*s.nb*per*p:][:(b1-b0)*per*p]
+				st.gemm(serial)(false, true, (b1-b0)*per, p, cout, 1, in[1][b0*per*cout:], cout, in[0], cout, 0, dcols, p)
+				g.col2imImages(o, dcols, b0, b1, serial)
+			})
 		},
 		wrt: make([]bool, len(ins)),
 	}, ins...)
@@ -445,35 +468,42 @@ func conv2DBackpropFilter(st *convState, x, dy, y Tensor, ws Shape, attrs Conv2D
 		name: "Conv2DBackpropFilter", out: ws.Clone(), attrs: fmt.Sprintf("%+v%+v", attrs, g),
 		fwd: func(o []float32, in [][]float32) {
 			if pl := st.plan; pl != nil {
-				pl.backpropFilterBlocked(g, cout, o, in[0], in[1], scratch.get(pl.blockedScratch(g, cout)))
+				pl.backpropFilterBlocked(g, cout, o, in[0], in[1], scratch)
 				return
 			}
+			p, per := g.patch(), g.oh*g.ow
+			parts := filterParts(g.n, g.rows())
 			if st.blocked() {
 				// dwᵀ = Σ over image blocks of dyᵀ·cols, the block's
 				// column rows made again in cache (as in the forward),
 				// then transposed once: in this orientation the bfloat16
 				// kernel transposes dy's few columns, not the block.
-				p, per := g.patch(), g.oh*g.ow
 				nb := dxImageBlock(per * p)
-				buf := scratch.get(min(nb, g.n)*per*p + cout*p)
-				cols, wt := buf[:min(nb, g.n)*per*p], buf[min(nb, g.n)*per*p:]
-				for b0 := 0; b0 < g.n; b0 += nb {
-					b1 := min(b0+nb, g.n)
-					g.im2colImages(cols, in[0], b0, b1)
-					beta := float32(1)
-					if b0 == 0 {
-						beta = 0
+				blockRows := min(nb, ceilDiv(g.n, parts)) * per
+				sumFilterParts(o, g.n, parts, blockRows*p+cout*p, scratch, func(dst, buf []float32, p0, p1 int, serial bool) {
+					cols, wt := buf[:blockRows*p], buf[blockRows*p:][:cout*p]
+					mm := st.gemm(serial)
+					for b0 := p0; b0 < p1; b0 += nb {
+						b1 := min(b0+nb, p1)
+						g.im2colImages(cols, in[0], b0, b1, serial)
+						beta := float32(1)
+						if b0 == p0 {
+							beta = 0
+						}
+						mm(true, false, cout, p, (b1-b0)*per, 1, in[1][b0*per*cout:], cout, cols, p, beta, wt, p)
 					}
-					st.sgemm(true, false, cout, p, (b1-b0)*per, 1, in[1][b0*per*cout:], cout, cols, p, beta, wt, p)
-				}
-				transpose(o, wt, cout, p)
+					transposeOn(serial, dst, wt, cout, p)
+				})
 				return
 			}
 			cols := in[0]
 			if !g.identity() {
 				cols = st.cols
 			}
-			st.sgemm(true, false, g.patch(), cout, g.rows(), 1, cols, g.patch(), in[1], cout, 0, o, cout)
+			// Each part multiplies its images' rows of the forward panel.
+			sumFilterParts(o, g.n, parts, 0, scratch, func(dst, _ []float32, p0, p1 int, serial bool) {
+				st.gemm(serial)(true, false, p, cout, (p1-p0)*per, 1, cols[p0*per*p:], p, in[1][p0*per*cout:], cout, 0, dst, cout)
+			})
 		},
 		wrt: []bool{false, false, false},
 	}, x, dy, y)

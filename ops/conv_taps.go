@@ -192,64 +192,98 @@ func (pl *convPlan) classDy(cl *tapClass, dy []float32, cout int) ([]float32, in
 
 // backpropInput computes dx = Σ_class col2im(dy_class · w_classᵀ), the
 // kernel rows read in place (eachKernelRows), each part giving its columns
-// of the class's column rows. scratch must hold 2*maxRows*maxK floats.
-func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w, scratch []float32) {
-	clear(dx)
-	dcolsBuf := scratch
+// of the class's column rows. The batch is split over the cores
+// (imageSplit), each adding every class into its images' dx; classes of
+// too few rows for that then go over the whole batch at once.
+func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w []float32, arena *scratchArena) {
 	pl.gatherDy(dy, cout)
+	s := splitImages(g.n, g.n)
+	perSlot, few := 0, 0
 	for i := range pl.classes {
 		cl := &pl.classes[i]
-		m := len(cl.rows)
-		d, ldd := pl.classDy(cl, dy, cout)
-		run := (cl.kx1 - cl.kx0) * g.c
-		perImg := m / g.n
-		// scatter adds rows [b0*perImg, b1*perImg) of the class's column
-		// matrix, held from cols[0], back into dx. Rows of different
-		// images never touch the same input, so it runs in parallel over
-		// images (rows are in image order).
-		scatter := func(cols []float32, b0, b1 int) {
-			parallelRows(b1-b0, perImg*cl.k, func(lo, hi int) {
-				for r := (b0 + lo) * perImg; r < (b0+hi)*perImg; r++ {
-					pos := int(cl.rows[r])
-					b, rest := pos/(g.oh*g.ow), pos%(g.oh*g.ow)
-					oy, ox := rest/g.ow, rest%g.ow
-					src := cols[(r-b0*perImg)*cl.k:][:cl.k]
-					ix := ox*g.sw - g.pl + cl.kx0
-					for ky := cl.ky0; ky < cl.ky1; ky++ {
-						iy := oy*g.sh - g.pt + ky
-						dst := dx[((b*g.h+iy)*g.w+ix)*g.c:][:run]
-						vec.Add(dst, dst, src[:run])
-						src = src[run:]
-					}
-				}
-			})
+		if m := len(cl.rows); m < cl.k {
+			few = max(few, 2*m*cl.k)
+			continue
 		}
-		if m >= cl.k {
+		perImg := len(cl.rows) / g.n
+		perSlot = max(perSlot, min(dxImageBlock(perImg*cl.k), s.nb)*perImg*cl.k)
+	}
+	buf := arena.get(max(s.slots*perSlot, few))
+	s.run(func(slot, p0, p1 int, serial bool) {
+		clear(dx[p0*g.h*g.w*g.c : p1*g.h*g.w*g.c])
+		mm := pl.gemm(serial)
+		for i := range pl.classes {
+			cl := &pl.classes[i]
+			if len(cl.rows) < cl.k {
+				continue
+			}
+			d, ldd := pl.classDy(cl, dy, cout)
+			perImg := len(cl.rows) / g.n
 			// A few images at a time, their rows staying in cache
 			// between the GEMM and the scatter (see dxImageBlock).
 			nb := dxImageBlock(perImg * cl.k)
-			dcols := dcolsBuf[:min(nb, g.n)*perImg*cl.k]
-			for b0 := 0; b0 < g.n; b0 += nb {
-				b1 := min(b0+nb, g.n)
+			dcols := buf[slot*perSlot:][:min(nb, p1-p0)*perImg*cl.k]
+			for b0 := p0; b0 < p1; b0 += nb {
+				b1 := min(b0+nb, p1)
 				pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
-					pl.sgemm(false, true, (b1-b0)*perImg, k, cout, 1, d[b0*perImg*ldd:], ldd, wr, cout, 0, dcols[off:], cl.k)
+					mm(false, true, (b1-b0)*perImg, k, cout, 1, d[b0*perImg*ldd:], ldd, wr, cout, 0, dcols[off:], cl.k)
 				})
-				scatter(dcols, b0, b1)
+				pl.scatterDx(g, cl, dx, dcols, b0, b1, serial)
 			}
+		}
+	})
+	for i := range pl.classes {
+		cl := &pl.classes[i]
+		m := len(cl.rows)
+		if m >= cl.k {
 			continue
 		}
 		// Few rows (one or two positions per image): dy_class · wᵀ would
 		// pack the whole kernel block transposed for a handful of row
 		// panels. Compute its transpose w · dy_classᵀ instead (packing
 		// only dy's rows) and transpose the small result.
-		dcols := dcolsBuf[:m*cl.k]
-		dcolsT := dcolsBuf[m*cl.k : 2*m*cl.k]
+		d, ldd := pl.classDy(cl, dy, cout)
+		dcols := buf[:m*cl.k]
+		dcolsT := buf[m*cl.k : 2*m*cl.k]
 		pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
 			pl.sgemm(false, true, k, m, cout, 1, wr, cout, d, ldd, 0, dcolsT[off*m:], m)
 		})
 		transpose(dcols, dcolsT, cl.k, m)
-		scatter(dcols, 0, g.n)
+		pl.scatterDx(g, cl, dx, dcols, 0, g.n, false)
 	}
+}
+
+// scatterDx adds rows [b0*perImg, b1*perImg) of class cl's column matrix,
+// held from cols[0], back into dx. Rows of different images never touch
+// the same input, so unless serial it runs in parallel over images (rows
+// are in image order).
+func (pl *convPlan) scatterDx(g convGeom, cl *tapClass, dx, cols []float32, b0, b1 int, serial bool) {
+	run := (cl.kx1 - cl.kx0) * g.c
+	perImg := len(cl.rows) / g.n
+	rowsOn(serial, b1-b0, perImg*cl.k, func(lo, hi int) {
+		for r := (b0 + lo) * perImg; r < (b0+hi)*perImg; r++ {
+			pos := int(cl.rows[r])
+			b, rest := pos/(g.oh*g.ow), pos%(g.oh*g.ow)
+			oy, ox := rest/g.ow, rest%g.ow
+			src := cols[(r-b0*perImg)*cl.k:][:cl.k]
+			ix := ox*g.sw - g.pl + cl.kx0
+			for ky := cl.ky0; ky < cl.ky1; ky++ {
+				iy := oy*g.sh - g.pt + ky
+				dst := dx[((b*g.h+iy)*g.w+ix)*g.c:][:run]
+				vec.Add(dst, dst, src[:run])
+				src = src[run:]
+			}
+		}
+	})
+}
+
+// transposeOn is transpose, on the calling goroutine alone when serial.
+func transposeOn(serial bool, dst, src []float32, r, c int) {
+	if serial {
+		vec.Transpose(dst, src, r, c, 0, r)
+		return
+	}
+	transpose(dst, src, r, c)
 }
 
 // transpose writes the r x c matrix src (row-major) transposed into dst

@@ -32,10 +32,11 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // classRows gathers rows [r0, r1) of class cl into dst, row stride
 // cl.ld: per row, for each valid ky, one contiguous run of (kx1-kx0)*c
-// input floats (no padding inside a class).
-func (pl *convPlan) classRows(g convGeom, cl *tapClass, dst, x []float32, r0, r1 int) {
+// input floats (no padding inside a class). serial: the caller already
+// runs in parallel (imageSplit).
+func (pl *convPlan) classRows(g convGeom, cl *tapClass, dst, x []float32, r0, r1 int, serial bool) {
 	run := (cl.kx1 - cl.kx0) * g.c
-	parallelRows(r1-r0, cl.k, func(lo, hi int) {
+	rowsOn(serial, r1-r0, cl.k, func(lo, hi int) {
 		for i := r0 + lo; i < r0+hi; i++ {
 			pos := int(cl.rows[i])
 			b, rest := pos/(g.oh*g.ow), pos%(g.oh*g.ow)
@@ -49,6 +50,16 @@ func (pl *convPlan) classRows(g convGeom, cl *tapClass, dst, x []float32, r0, r1
 			}
 		}
 	})
+}
+
+// rowsOn is parallelRows, or the plain loop when serial (inside a block
+// that already runs in parallel with others).
+func rowsOn(serial bool, rows, rowLen int, body func(lo, hi int)) {
+	if serial {
+		body(0, rows)
+		return
+	}
+	parallelRows(rows, rowLen, body)
 }
 
 // eachKernelRows calls f with the class's kernel rows as slices of the
@@ -68,52 +79,64 @@ func (pl *convPlan) eachKernelRows(cl *tapClass, g convGeom, cout int, w []float
 	}
 }
 
-// blockedScratch is the scratch of forwardBlocked and backpropFilterBlocked
-// (floats): a block of a class's rows and its outputs, and two cout x maxK
-// matrices (the filter gradient's transposed partial sums).
-func (pl *convPlan) blockedScratch(g convGeom, cout int) int {
+// blockedScratch is the scratch of one block's worth of forwardImages and
+// filterPart (floats): a block of a class's rows and its outputs, and two
+// cout x maxK matrices (the filter gradient's transposed partial sums).
+// A block has at most images images.
+func (pl *convPlan) blockedScratch(g convGeom, cout, images int) int {
 	most := 0
 	for i := range pl.classes {
 		cl := &pl.classes[i]
 		per, nb := pl.filterBlock(cl, g.n) // (at least classBlock's)
-		most = max(most, min(nb, g.n)*per*(cl.ld+cout))
+		most = max(most, min(nb, images)*per*(cl.ld+cout))
 	}
 	return most + 2*cout*pl.maxK
 }
 
 // forwardBlocked computes y = conv(x, w) by classes, gathering each
 // class's rows by blocks of images from x (no panel), and reading the
-// kernel rows in place (eachKernelRows). scratch holds blockedScratch
-// floats.
-func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w, scratch []float32) {
+// kernel rows in place (eachKernelRows). The batch is split over the
+// cores (imageSplit), each running every class over its images.
+func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w []float32, arena *scratchArena) {
 	pl.dyFresh = false
+	s := splitImages(g.n, g.n)
+	per := pl.blockedScratch(g, cout, s.nb)
+	buf := arena.get(s.slots * per)
+	s.run(func(slot, p0, p1 int, serial bool) {
+		pl.forwardImages(g, cout, y, x, w, buf[slot*per:][:per], p0, p1, serial)
+	})
+}
+
+// forwardImages is forwardBlocked for images [p0, p1).
+func (pl *convPlan) forwardImages(g convGeom, cout int, y, x, w, scratch []float32, p0, p1 int, serial bool) {
 	if pl.uncovered(g) {
-		clear(y)
+		clear(y[p0*g.oh*g.ow*cout : p1*g.oh*g.ow*cout])
 	}
+	mm := pl.gemm(serial)
 	for i := range pl.classes {
 		cl := &pl.classes[i]
 		// c += rows · kernel rows, over the parts of the kernel rows
 		gemm := func(m int, a, c []float32, ldc int) {
 			beta := float32(0)
 			pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
-				pl.sgemm(false, false, m, cout, k, 1, a[off:], cl.ld, wr, cout, beta, c, ldc)
+				mm(false, false, m, cout, k, 1, a[off:], cl.ld, wr, cout, beta, c, ldc)
 				beta = 1
 			})
 		}
 		per, nb := pl.classBlock(cl, g.n)
-		rows := min(nb, g.n) * per
+		rows := min(nb, p1-p0) * per
 		a := scratch[:rows*cl.ld]
 		tmp := scratch[rows*cl.ld:][:rows*cout]
-		for b0 := 0; b0 < g.n; b0 += nb {
-			r0, r1 := b0*per, min(b0+nb, g.n)*per
-			pl.classRows(g, cl, a, x, r0, r1)
+		for b0 := p0; b0 < p1; b0 += nb {
+			r0, r1 := b0*per, min(b0+nb, p1)*per
+			pl.classRows(g, cl, a, x, r0, r1, serial)
 			m := r1 - r0
 			if cl.stride > 0 {
 				gemm(m, a, y[(cl.r0+r0*cl.stride)*cout:], cl.stride*cout)
 				continue
 			}
 			gemm(m, a, tmp, cout)
-			parallelRows(m, cout, func(lo, hi int) {
+			rowsOn(serial, m, cout, func(lo, hi int) {
 				for r := lo; r < hi; r++ {
 					p := int(cl.rows[r0+r])
 					copy(y[p*cout:(p+1)*cout], tmp[r*cout:(r+1)*cout])
@@ -124,48 +147,62 @@ func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w, scratch []floa
 }
 
 // backpropFilterBlocked computes dw = Σ_class rowsᵀ · dy_class, the class
-// rows gathered again from x by blocks of images: per class, where the
-// blocks are deep enough for the bfloat16 kernel, dwᵀ = Σ over blocks of
-// dyᵀ·rows (in this orientation it transposes dy's few columns, not the
-// rows), added transposed into the class's kernel rows of dw; else
-// (float32 GEMMs, or few rows) dw += rowsᵀ·dy block by block into the
-// class's kernel rows.
-func (pl *convPlan) backpropFilterBlocked(g convGeom, cout int, dw, x, dy, scratch []float32) {
-	clear(dw)
+// rows gathered again from x by blocks of images, in parts of the batch
+// (sumFilterParts; by the widest class's rows).
+func (pl *convPlan) backpropFilterBlocked(g convGeom, cout int, dw, x, dy []float32, arena *scratchArena) {
 	pl.gatherDy(dy, cout)
+	most := 0
+	for i := range pl.classes {
+		most = max(most, len(pl.classes[i].rows))
+	}
+	parts := filterParts(g.n, most)
+	sumFilterParts(dw, g.n, parts, pl.blockedScratch(g, cout, ceilDiv(g.n, parts)), arena, func(dst, scratch []float32, p0, p1 int, serial bool) {
+		pl.filterPart(g, cout, dst, x, dy, scratch, p0, p1, serial)
+	})
+}
+
+// filterPart writes into dw the filter gradient of images [p0, p1): per
+// class, where the blocks are deep enough for the bfloat16 kernel, dwᵀ =
+// Σ over blocks of dyᵀ·rows (in this orientation it transposes dy's few
+// columns, not the rows), added transposed into the class's kernel rows
+// of dw; else (float32 GEMMs, or few rows) dw += rowsᵀ·dy block by block
+// into the class's kernel rows. gatherDy has run.
+func (pl *convPlan) filterPart(g convGeom, cout int, dw, x, dy, scratch []float32, p0, p1 int, serial bool) {
+	clear(dw)
+	mm := pl.gemm(serial)
 	run := func(cl *tapClass) int { return (cl.kx1 - cl.kx0) * g.c }
 	for i := range pl.classes {
 		cl := &pl.classes[i]
 		d, ldd := pl.classDy(cl, dy, cout)
 		per, nb := pl.filterBlock(cl, g.n)
-		rows := min(nb, g.n) * per
+		rows := min(nb, p1-p0) * per
 		a := scratch[:rows*cl.ld]
-		if !pl.bf16 || !bf16Faster(true, cout, cl.k, rows) {
-			for b0 := 0; b0 < g.n; b0 += nb {
-				r0, r1 := b0*per, min(b0+nb, g.n)*per
-				pl.classRows(g, cl, a, x, r0, r1)
+		if !pl.bf16 || !bf16Faster(true, cout, cl.k, min(nb, g.n)*per) {
+			for b0 := p0; b0 < p1; b0 += nb {
+				r0, r1 := b0*per, min(b0+nb, p1)*per
+				pl.classRows(g, cl, a, x, r0, r1, serial)
 				if cl.kx1-cl.kx0 == g.kw {
-					pl.sgemm(true, false, cl.k, cout, r1-r0, 1, a, cl.ld, d[r0*ldd:], ldd, 1, dw[cl.ky0*g.kw*g.c*cout:], cout)
+					mm(true, false, cl.k, cout, r1-r0, 1, a, cl.ld, d[r0*ldd:], ldd, 1, dw[cl.ky0*g.kw*g.c*cout:], cout)
 					continue
 				}
 				for ky := cl.ky0; ky < cl.ky1; ky++ {
-					pl.sgemm(true, false, run(cl), cout, r1-r0, 1, a[(ky-cl.ky0)*run(cl):], cl.ld, d[r0*ldd:], ldd, 1, dw[((ky*g.kw+cl.kx0)*g.c)*cout:], cout)
+					mm(true, false, run(cl), cout, r1-r0, 1, a[(ky-cl.ky0)*run(cl):], cl.ld, d[r0*ldd:], ldd, 1, dw[((ky*g.kw+cl.kx0)*g.c)*cout:], cout)
 				}
 			}
 			continue
 		}
 		wt := scratch[len(scratch)-2*cout*pl.maxK:][:cout*cl.k]
 		w := scratch[len(scratch)-cout*pl.maxK:][:cl.k*cout]
-		for b0 := 0; b0 < g.n; b0 += nb {
-			r0, r1 := b0*per, min(b0+nb, g.n)*per
-			pl.classRows(g, cl, a, x, r0, r1)
+		for b0 := p0; b0 < p1; b0 += nb {
+			r0, r1 := b0*per, min(b0+nb, p1)*per
+			pl.classRows(g, cl, a, x, r0, r1, serial)
 			beta := float32(1)
-			if b0 == 0 {
+			if b0 == p0 {
 				beta = 0
 			}
-			pl.sgemm(true, false, cout, cl.k, r1-r0, 1, d[r0*ldd:], ldd, a, cl.ld, beta, wt, cl.k)
+			mm(true, false, cout, cl.k, r1-r0, 1, d[r0*ldd:], ldd, a, cl.ld, beta, wt, cl.k)
 		}
-		transpose(w, wt, cout, cl.k) // the class's kernel rows, cl.k x cout
+		transposeOn(serial, w, wt, cout, cl.k) // the class's kernel rows, cl.k x cout
 		n := run(cl) * cout
 		for ky := cl.ky0; ky < cl.ky1; ky++ {
 			// kernel row ky's taps: contiguous in dw, rows of w

@@ -14,6 +14,7 @@ func TestTapClassesMatchIm2col(t *testing.T) {
 	cases := []struct {
 		n, h, w, cin, k, cout, stride int
 	}{
+		{64, 8, 8, 16, 3, 16, 1}, // the filter gradient in 4 parts
 		{8, 2, 2, 16, 3, 24, 1},
 		{6, 4, 4, 8, 3, 16, 1},
 		{5, 4, 4, 8, 3, 16, 2},

@@ -57,6 +57,28 @@ func (gm gemmMode) sgemm(transA, transB bool, m, n, k int, alpha float32, a []fl
 	kernels.SgemmBF16(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
+// gemmFunc is a GEMM with sgemm's arguments.
+type gemmFunc func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+
+// gemm returns the mode's sgemm, or, when serial, the same GEMMs on the
+// calling goroutine alone (for blocks already running in parallel,
+// imageSplit): bitwise the same results.
+func (gm gemmMode) gemm(serial bool) gemmFunc {
+	if !serial {
+		return gm.sgemm
+	}
+	return func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		if m == 0 || n == 0 {
+			return
+		}
+		if gm.bf16 && bf16Faster(transA, m, n, k) {
+			kernels.SgemmBF16Serial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			return
+		}
+		kernels.SgemmSerial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	}
+}
+
 // bf16Faster reports whether SgemmBF16 beats Sgemm at this shape, as
 // measured (BenchmarkSeedCNNGEMMs) on the AMX kernel: not without a
 // hardware bfloat16 kernel (it would round copies and run Sgemm), nor for

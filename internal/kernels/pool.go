@@ -12,15 +12,17 @@ import (
 // with runtime.Gosched) for spinWait after their last job before parking.
 // Jobs hand out work dynamically, so a late worker never delays a call.
 //
-// spinWait is short: runtime.Gosched yields to goroutines, not to other
-// processes, so a spinning worker takes its core from whatever else runs
-// there (the caller's own thread when the machine is shared). Measured on
-// the shared 2-core machine, interleaved, the 50µs spin was as fast as the
-// earlier 1 ms or faster (seed CNN and ResNet steps at 2 threads; figures
-// and commands in docs/performance_tf.md), and the Sgemm benchmarks did not
-// move.
-
-var spinWait = 50 * time.Microsecond
+// spinWait: runtime.Gosched yields to goroutines, not to other processes,
+// so a spinning worker takes its core from whatever else runs there. It
+// was 50µs (measured as fast as 1 ms on a loaded AMD machine,
+// docs/performance_tf.md); on the Intel machine of issue 19's quiet
+// measurements a worker parked between two parallel ops of a step took
+// 110-170µs to wake, and the ops that split a batch into one block per
+// core then ran both blocks on the caller: the ResNet step at 2 threads
+// went between 59 and 127 ms from run to run with 50µs, and stayed at
+// 59 ms with 2 ms (docs/performance.md, "One block per core"). 2 ms
+// spans the serial stretches inside a step; an idle program spins once.
+var spinWait = 2 * time.Millisecond
 
 type worker struct {
 	task   atomic.Pointer[gemmJob]

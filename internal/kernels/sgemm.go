@@ -147,6 +147,19 @@ func checkArgs(transA, transB bool, m, n, k int, a []float32, lda int, b []float
 // or Inf in C do not propagate); when alpha == 0 or k == 0, A and B are not
 // read. Only the m x n window of C is written.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmThreads(Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// SgemmSerial is Sgemm on the calling goroutine alone. Callers that
+// already run in parallel (an op splitting its batch into blocks of
+// images, one GEMM per block on each core) use it: splitting each of
+// their GEMMs again would only add synchronisation. Results are bitwise
+// those of Sgemm (the split never changes a sum's order).
+func SgemmSerial(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmThreads(1, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func sgemmThreads(nt int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkArgs(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 {
 		return
@@ -155,7 +168,7 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		scaleC(m, n, beta, c, ldc)
 		return
 	}
-	sgemmWith(active, Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	sgemmWith(active, nt, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // scaleC computes C = beta*C (C = 0 when beta == 0).

@@ -157,6 +157,16 @@ var (
 // All of them agree with a float64 product of the rounded inputs to within
 // float32 summation error (about k*2^-24 relative to the sum of |terms|).
 func SgemmBF16(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmBF16Threads(Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// SgemmBF16Serial is SgemmBF16 on the calling goroutine alone (see
+// SgemmSerial).
+func SgemmBF16Serial(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmBF16Threads(1, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func sgemmBF16Threads(nt int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkArgs(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 {
 		return
@@ -167,14 +177,14 @@ func SgemmBF16(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 	}
 	bf16Init()
 	if activeBF16 == bf16KernelGeneric || activeBF16.amx && k < bf16AMXMinK {
-		sgemmRoundedBF16(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		sgemmRoundedBF16(nt, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	if activeBF16.amx && transA && n < m && n*m <= bf16SwapMaxC {
-		sgemmSwappedBF16(activeBF16, Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		sgemmSwappedBF16(activeBF16, nt, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	sgemmBF16With(activeBF16, Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	sgemmBF16With(activeBF16, nt, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // sgemmBF16With runs the blocked bfloat16 GEMM with kernel kern on up to nt
@@ -529,7 +539,7 @@ var bf16AMXMinK = 32
 
 // sgemmRoundedBF16 computes SgemmBF16 as Sgemm on copies of A and B rounded
 // to bfloat16 (the same products, summed by the float32 kernel).
-func sgemmRoundedBF16(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func sgemmRoundedBF16(nt int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	rowsA, rowsB := m, k
 	if transA {
 		rowsA = k
@@ -551,7 +561,7 @@ func sgemmRoundedBF16(transA, transB bool, m, n, k int, alpha float32, a []float
 	ra, rb := ws.tmp[:na], ws.tmp[na:na+nb]
 	roundBF16FTZ(ra, a[:na])
 	roundBF16FTZ(rb, b[:nb])
-	sgemmWith(active, Threads(), transA, transB, m, n, k, alpha, ra, lda, rb, ldb, beta, c, ldc)
+	sgemmWith(active, nt, transA, transB, m, n, k, alpha, ra, lda, rb, ldb, beta, c, ldc)
 }
 
 // roundBF16FTZ is RoundBF16 with float32 subnormals flushed to zero, the

@@ -17,12 +17,16 @@ import (
 // A job's chunks are claimed from an atomic counter by the caller and any
 // worker that is awake, so a worker that is slow to wake never delays a
 // call: the caller runs whatever nobody claimed. Concurrent callers (the
-// replicas of a mirrored step) share the workers the same way.
+// replicas of a mirrored step) share the workers the same way. The spin
+// spans the serial stretches between parallel ops of a step (2 ms; see
+// internal/kernels' spinWait, measured with it): the ops that split a
+// batch into one block per core lose their second core while a worker
+// wakes.
 
-var poolSpin = 200 * time.Microsecond
+var poolSpin = 2 * time.Millisecond
 
 type parJob struct {
-	body    func(lo, hi int)
+	body    func(slot, lo, hi int)
 	n       int
 	chunk   int
 	nchunks int64
@@ -30,20 +34,22 @@ type parJob struct {
 	done    atomic.Int64 // chunks finished
 }
 
-// run claims and runs chunks until none are left.
-func (j *parJob) run() {
+// run claims and runs chunks until none are left; slot identifies the
+// goroutine (0 the caller, i for the pool's i-th worker).
+func (j *parJob) run(slot int) {
 	for {
 		c := j.next.Add(1) - 1
 		if c >= j.nchunks {
 			return
 		}
 		lo := int(c) * j.chunk
-		j.body(lo, min(lo+j.chunk, j.n))
+		j.body(slot, lo, min(lo+j.chunk, j.n))
 		j.done.Add(1)
 	}
 }
 
 type parWorker struct {
+	slot   int // 1 + its index in parPool.workers
 	job    atomic.Pointer[parJob]
 	parked atomic.Bool
 	wake   chan struct{}
@@ -58,7 +64,7 @@ func (w *parWorker) loop() {
 	last := time.Now()
 	for spins := 0; ; spins++ {
 		if j := w.job.Load(); j != nil {
-			j.run()
+			j.run(w.slot)
 			w.job.Store(nil)
 			last, spins = time.Now(), 0
 			continue
@@ -83,7 +89,7 @@ func (w *parWorker) loop() {
 func offer(j *parJob, n int) {
 	parPool.mu.Lock()
 	for len(parPool.workers) < n {
-		w := &parWorker{wake: make(chan struct{}, 1)}
+		w := &parWorker{slot: len(parPool.workers) + 1, wake: make(chan struct{}, 1)}
 		parPool.workers = append(parPool.workers, w)
 		go w.loop()
 	}
@@ -99,14 +105,30 @@ func offer(j *parJob, n int) {
 // Chunks runs body over [0, n) in chunks of chunk items (the last
 // may be shorter) on the caller and the pool, and returns when all ran.
 func Chunks(n, chunk int, body func(lo, hi int)) {
-	p := runtime.GOMAXPROCS(0)
+	SlotChunks(n, chunk, runtime.GOMAXPROCS(0), func(_, lo, hi int) { body(lo, hi) })
+}
+
+// Slots returns how many goroutines a SlotChunks call over n items in
+// chunks of chunk may use: its slots are in [0, Slots(n, chunk)).
+func Slots(n, chunk int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), (n+chunk-1)/max(chunk, 1)))
+}
+
+// SlotChunks is Chunks on at most slots goroutines, whose body also gets
+// the slot of the goroutine running the chunk, in [0, slots): no two
+// chunks run at the same time in one slot, so a slot's scratch memory
+// may be reused from chunk to chunk (the ops' blocks of images each use
+// their slot's buffers; size them with Slots). Which chunks share a slot
+// varies from call to call, so results must not depend on it.
+func SlotChunks(n, chunk, slots int, body func(slot, lo, hi int)) {
+	p := min(runtime.GOMAXPROCS(0), slots)
 	if p <= 1 || n <= chunk {
-		body(0, n)
+		body(0, 0, n)
 		return
 	}
 	j := &parJob{body: body, n: n, chunk: chunk, nchunks: int64((n + chunk - 1) / chunk)}
 	offer(j, min(p-1, int(j.nchunks)-1))
-	j.run()
+	j.run(0)
 	for spins := 0; j.done.Load() < j.nchunks; spins++ {
 		if spins > 16 {
 			runtime.Gosched()

@@ -1,6 +1,7 @@
 package par
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -39,6 +40,49 @@ func TestChunksCoverOnce(t *testing.T) {
 					if got := seen[i].Load(); got != 3 {
 						t.Errorf("n=%d: index %d visited %d times, want 3", n, i, got)
 						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestSlotChunksSlots checks that SlotChunks covers every index once,
+// gives each chunk a slot below the limit, and never runs two chunks in
+// one slot at the same time, also for concurrent callers.
+func TestSlotChunksSlots(t *testing.T) {
+	var wg sync.WaitGroup
+	for caller := 0; caller < 3; caller++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, n := range []int{0, 1, 5, 64, 1000} {
+				for _, chunk := range []int{1, 3, 64} {
+					slots := Slots(n, chunk)
+					if want := max(1, min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)); slots != want {
+						t.Errorf("Slots(%d, %d) = %d, want %d", n, chunk, slots, want)
+					}
+					busy := make([]atomic.Bool, slots)
+					seen := make([]atomic.Int32, n)
+					SlotChunks(n, chunk, slots, func(slot, lo, hi int) {
+						if slot < 0 || slot >= slots {
+							t.Errorf("n=%d chunk=%d: slot %d outside [0, %d)", n, chunk, slot, slots)
+							return
+						}
+						if !busy[slot].CompareAndSwap(false, true) {
+							t.Errorf("n=%d chunk=%d: two chunks at once in slot %d", n, chunk, slot)
+						}
+						for i := lo; i < hi; i++ {
+							seen[i].Add(1)
+						}
+						busy[slot].Store(false)
+					})
+					for i := range seen {
+						if got := seen[i].Load(); got != 1 {
+							t.Errorf("n=%d chunk=%d: index %d visited %d times", n, chunk, i, got)
+							return
+						}
 					}
 				}
 			}
