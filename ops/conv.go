@@ -408,9 +408,9 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tens
 	}
 	tr := sameTrace("Conv2DBackpropInput", ins...)
 	scratch := traceScratch(tr)
-	var dc *dxConv // on bfloat16 GEMMs, a stride-1 convolution's dx as a forward pass (conv_dx_forward.go)
-	if st.bf16 && st.plan != nil && bf16Faster(false, g.rows(), g.c, g.kh*g.kw*cout) {
-		dc = newDxConv(g, cout)
+	var dc *dxConv // a tap-class stride-1 convolution's dx as a forward pass (conv_dx_forward.go)
+	if st.plan != nil && (!st.bf16 || bf16Faster(false, g.rows(), g.c, g.kh*g.kw*cout)) {
+		dc = newDxConv(g, cout, st.gemmMode)
 	}
 	return tr.apply(&Op{
 		name: "Conv2DBackpropInput", out: Shape{g.n, g.h, g.w, g.c}, attrs: fmt.Sprintf("%+v%+v", attrs, g),

@@ -5,10 +5,14 @@ import "github.com/gokeras/gokeras/internal/vec"
 // The input gradient of a stride-1 convolution is itself a convolution:
 // dx = conv(dy, w') with w'[ky][kx][co][ci] = w[kh-1-ky][kw-1-kx][ci][co]
 // (the kernel flipped in space, its channels swapped), padded by
-// kh-1-pt, kw-1-pl. On bfloat16 GEMMs it runs as a forward pass (tap
-// classes by blocks of images, forwardBlocked): each output is written
-// once, where dy·wᵀ then col2im writes a column matrix kh*kw times the
-// size of dx and adds it back.
+// kh-1-pt, kw-1-pl. It runs as a forward pass (tap classes by blocks of
+// images, forwardBlocked): each output is written once, where dy·wᵀ then
+// col2im writes a column matrix kh*kw times the size of dx and adds it
+// back, and a tap class of a few rows per image, all of them on 4x4 and
+// 2x2 maps, had its GEMMs over the whole batch, not split over the cores.
+// On float32 GEMMs (docs/performance.md, "One block per core") the
+// seed ResNet's 4x4x128 input gradient went from 4.0 to 2.8-3.1 ms and
+// the 8x8x64 one from 4.0-4.5 to 2.9-3.7 ms on one core (loaded machine).
 
 // dxConv is the forward convolution computing a convolution's input
 // gradient (newDxConv).
@@ -24,10 +28,10 @@ type dxConv struct {
 const dxConvMaxKernel = 256 << 10
 
 // newDxConv returns the input gradient of g (cout output channels) as a
-// forward convolution, or nil where that does not apply: strides or
+// forward convolution on GEMMs of mode gm, or nil where that does not apply: strides or
 // dilations other than 1, padding that is not the same on both sides
 // (after the flip), or a plan without tap classes.
-func newDxConv(g convGeom, cout int) *dxConv {
+func newDxConv(g convGeom, cout int, gm gemmMode) *dxConv {
 	if g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 || g.kh*g.kw*g.c*cout > dxConvMaxKernel {
 		return nil
 	}
@@ -41,7 +45,7 @@ func newDxConv(g convGeom, cout int) *dxConv {
 	if d.plan = newConvPlan(d.g, g.c); d.plan == nil {
 		return nil
 	}
-	d.plan.gemmMode = gemmMode{bf16: true}
+	d.plan.gemmMode = gm
 	d.wt = make([]float32, g.kh*g.kw*g.c*cout)
 	return d
 }

@@ -287,7 +287,7 @@ func TestDxConvApplies(t *testing.T) {
 		{8, 64, 3, 64, 1, "valid", false},
 	} {
 		g := newGeom("t", Shape{64, c.h, c.h, c.c}, c.k, c.k, [2]int{c.stride, c.stride}, [2]int{1, 1}, c.padding)
-		if got := newDxConv(g, c.cout) != nil; got != c.want {
+		if got := newDxConv(g, c.cout, gemmMode{bf16: true}) != nil; got != c.want {
 			t.Errorf("%+v: dx as a forward convolution %v, want %v", c, got, c.want)
 		}
 	}
