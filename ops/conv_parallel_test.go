@@ -52,6 +52,7 @@ func runConvOps(t *testing.T, c convCase, precision string, x, w, dy []float32) 
 func TestConvSameOnAnyCPUCount(t *testing.T) {
 	cases := []convCase{
 		{64, 8, 8, 16, 3, 16, 1, "same"}, // tap classes, 4 filter parts
+		{64, 2, 2, 16, 3, 24, 1, "same"}, // classes of one row per image, 2 filter parts
 		{9, 8, 8, 16, 3, 24, 1, "same"},
 		{7, 4, 4, 8, 3, 16, 2, "same"},
 		{5, 2, 2, 32, 3, 40, 1, "same"},
@@ -102,6 +103,8 @@ func TestConvSameOnAnyCPUCount(t *testing.T) {
 func TestConvFilterPartsMatchFloat64(t *testing.T) {
 	for _, c := range []convCase{
 		{64, 8, 8, 16, 3, 16, 1, "same"},
+		{64, 2, 2, 16, 3, 24, 1, "same"},
+		{40, 4, 4, 8, 3, 16, 2, "same"},
 		{10, 28, 28, 1, 3, 8, 1, "valid"},
 		{10, 13, 13, 32, 3, 16, 1, "valid"},
 		{12, 12, 12, 16, 3, 40, 1, "same"},

@@ -193,36 +193,48 @@ func (pl *convPlan) classDy(cl *tapClass, dy []float32, cout int) ([]float32, in
 // backpropInput computes dx = Σ_class col2im(dy_class · w_classᵀ), the
 // kernel rows read in place (eachKernelRows), each part giving its columns
 // of the class's column rows. The batch is split over the cores
-// (imageSplit), each adding every class into its images' dx; classes of
-// too few rows for that then go over the whole batch at once.
+// (imageSplit), each adding every class into its images' dx.
 func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w []float32, arena *scratchArena) {
 	pl.gatherDy(dy, cout)
 	s := splitImages(g.n, g.n)
-	perSlot, few := 0, 0
+	perSlot := 0
 	for i := range pl.classes {
 		cl := &pl.classes[i]
-		if m := len(cl.rows); m < cl.k {
-			few = max(few, 2*m*cl.k)
+		perImg := len(cl.rows) / g.n
+		if len(cl.rows) < cl.k {
+			perSlot = max(perSlot, 2*s.nb*perImg*cl.k)
 			continue
 		}
-		perImg := len(cl.rows) / g.n
 		perSlot = max(perSlot, min(dxImageBlock(perImg*cl.k), s.nb)*perImg*cl.k)
 	}
-	buf := arena.get(max(s.slots*perSlot, few))
+	buf := arena.get(s.slots * perSlot)
 	s.run(func(slot, p0, p1 int, serial bool) {
 		clear(dx[p0*g.h*g.w*g.c : p1*g.h*g.w*g.c])
 		mm := pl.gemm(serial)
+		scratch := buf[slot*perSlot:][:perSlot]
 		for i := range pl.classes {
 			cl := &pl.classes[i]
-			if len(cl.rows) < cl.k {
-				continue
-			}
 			d, ldd := pl.classDy(cl, dy, cout)
 			perImg := len(cl.rows) / g.n
+			if len(cl.rows) < cl.k {
+				// Few rows (one or two positions per image): dy_class ·
+				// wᵀ would pack the whole kernel block transposed for a
+				// handful of row panels. Compute its transpose w ·
+				// dy_classᵀ instead (packing only dy's rows) and
+				// transpose the small result.
+				m := (p1 - p0) * perImg
+				dcols, dcolsT := scratch[:m*cl.k], scratch[m*cl.k:2*m*cl.k]
+				pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
+					mm(false, true, k, m, cout, 1, wr, cout, d[p0*perImg*ldd:], ldd, 0, dcolsT[off*m:], m)
+				})
+				transposeOn(serial, dcols, dcolsT, cl.k, m)
+				pl.scatterDx(g, cl, dx, dcols, p0, p1, serial)
+				continue
+			}
 			// A few images at a time, their rows staying in cache
 			// between the GEMM and the scatter (see dxImageBlock).
 			nb := dxImageBlock(perImg * cl.k)
-			dcols := buf[slot*perSlot:][:min(nb, p1-p0)*perImg*cl.k]
+			dcols := scratch[:min(nb, p1-p0)*perImg*cl.k]
 			for b0 := p0; b0 < p1; b0 += nb {
 				b1 := min(b0+nb, p1)
 				pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
@@ -232,25 +244,6 @@ func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w []float32, are
 			}
 		}
 	})
-	for i := range pl.classes {
-		cl := &pl.classes[i]
-		m := len(cl.rows)
-		if m >= cl.k {
-			continue
-		}
-		// Few rows (one or two positions per image): dy_class · wᵀ would
-		// pack the whole kernel block transposed for a handful of row
-		// panels. Compute its transpose w · dy_classᵀ instead (packing
-		// only dy's rows) and transpose the small result.
-		d, ldd := pl.classDy(cl, dy, cout)
-		dcols := buf[:m*cl.k]
-		dcolsT := buf[m*cl.k : 2*m*cl.k]
-		pl.eachKernelRows(cl, g, cout, w, func(off, k int, wr []float32) {
-			pl.sgemm(false, true, k, m, cout, 1, wr, cout, d, ldd, 0, dcolsT[off*m:], m)
-		})
-		transpose(dcols, dcolsT, cl.k, m)
-		pl.scatterDx(g, cl, dx, dcols, 0, g.n, false)
-	}
 }
 
 // scatterDx adds rows [b0*perImg, b1*perImg) of class cl's column matrix,

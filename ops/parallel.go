@@ -83,12 +83,21 @@ const maxFilterParts = 4
 
 // filterParts is how many parts of a batch of n images a filter gradient
 // sums separately, in parallel, when its GEMMs have rows rows of depth
-// over the whole batch: up to maxFilterParts while each part keeps at
-// least filterBlockRows of depth. It depends on the geometry only, never
-// on the CPU count, so results do not either.
+// over the whole batch: up to maxFilterParts while each part keeps
+// filterBlockRows of depth, and 2 down to a depth of minPartRows (small
+// maps: the GEMMs of a class over the whole batch are too small to split
+// well over the cores). It depends on the geometry only, never on the
+// CPU count, so results do not either.
 func filterParts(n, rows int) int {
-	return max(1, min(maxFilterParts, n, rows/filterBlockRows))
+	parts := rows / filterBlockRows
+	if parts < 2 && rows >= 2*minPartRows {
+		parts = 2
+	}
+	return max(1, min(maxFilterParts, n, parts))
 }
+
+// minPartRows is the least GEMM depth of a filter-gradient part.
+const minPartRows = 32
 
 // sumFilterParts computes a filter gradient dw in parts of the batch of n
 // images: body writes into dst the gradient of images [p0, p1) (dst is dw
@@ -103,6 +112,9 @@ func sumFilterParts(dw []float32, n, parts, perSlot int, arena *scratchArena, bo
 	partImages := ceilDiv(n, parts)
 	parts = ceilDiv(n, partImages) // none empty
 	slots := par.Slots(parts, 1)
+	// The parts' GEMMs run on their own goroutines when the parts fill
+	// the cores, else split over the rest (either way the same sums).
+	serial := slots > 1 && slots >= runtime.GOMAXPROCS(0)
 	buf := arena.get(slots*perSlot + (parts-1)*len(dw))
 	sums := buf[slots*perSlot:]
 	par.SlotChunks(parts, 1, slots, func(slot, lo, hi int) {
@@ -111,7 +123,7 @@ func sumFilterParts(dw []float32, n, parts, perSlot int, arena *scratchArena, bo
 			if part > 0 {
 				dst = sums[(part-1)*len(dw):][:len(dw)]
 			}
-			body(dst, buf[slot*perSlot:][:perSlot], part*partImages, min((part+1)*partImages, n), slots > 1)
+			body(dst, buf[slot*perSlot:][:perSlot], part*partImages, min((part+1)*partImages, n), serial)
 		}
 	})
 	parallelElems(len(dw), func(lo, hi int) {
