@@ -21,6 +21,8 @@ var benchShapes = []struct {
 	{"conv2_dW_AT", true, false, 288, 64, 64 * 11 * 11},
 	{"conv2_dX_BT", false, true, 64 * 11 * 11, 288, 64},
 	{"dense_fwd", false, false, 64, 128, 1600},
+	{"dense_dW_AT", true, false, 1600, 128, 64},
+	{"dense_dX_BT", false, true, 64, 1600, 128},
 	{"square512", false, false, 512, 512, 512},
 }
 

@@ -231,6 +231,10 @@ func sgemmWith(kern *kernelImpl, nt int, transA, transB bool, m, n, k int, alpha
 	}
 }
 
+// transAItemPanels is the fewest row panels of an item when A is stored
+// transposed (plan).
+const transAItemPanels = 8
+
 // maxPackedB bounds the floats of op(B) packed at once (16 MiB).
 var maxPackedB = 4 << 20
 
@@ -261,6 +265,7 @@ type gemmJob struct {
 	directB bool // read B in place; bp holds only the ragged last panel
 
 	packItems      int
+	packSplit      int // packing items per k block (groups of B's panels)
 	mcItem, ncItem int
 	mItems, items  int
 
@@ -297,11 +302,19 @@ func (j *gemmJob) plan(nt int) {
 	// showed packing it does not pay. Only its ragged last panel is packed.
 	j.directB = !j.transB && forceB >= 0
 	j.packItems = ceilDiv(j.kb, j.kcMax)
+	j.packSplit = 1
 	if j.directB {
 		j.ncPad = nr // only the ragged panel is packed
 		if j.nc%nr == 0 {
 			j.packItems = 0
 		}
+	} else if nt > 1 {
+		// A wide B packed as one item per k block kept the other
+		// goroutines waiting (a dense layer's input gradient, B 1600
+		// columns by 128, ran at 1.06x of one thread on two): split each
+		// k block's packing into groups of panels.
+		j.packSplit = min(nPanels, 2*nt)
+		j.packItems *= j.packSplit
 	}
 
 	mcPanels := mPanels
@@ -311,6 +324,15 @@ func (j *gemmJob) plan(nt int) {
 		// direct mode items cost nothing extra.
 		target = 8 * nt
 		mcPanels = max(1, mPanels/target)
+		if j.transA {
+			// A stored transposed: an item reads mcItem floats of each
+			// of its k rows, so items of one panel (14 floats) read
+			// every cache line of A twice, from two cores: the CNN's
+			// filter-gradient GEMM (288x64, depth 7744) ran slower on
+			// two threads than on one. 8 panels per item read whole
+			// lines.
+			mcPanels = max(mcPanels, min(mPanels, transAItemPanels))
+		}
 	}
 	if !j.direct {
 		mcPanels = min(mcPanels, max(blockMC/mr, 1))
@@ -335,13 +357,27 @@ func (j *gemmJob) run(ws *workspace) {
 			return
 		}
 		if it < int64(j.packItems) {
-			pc := int(it) * j.kcMax
+			nr := j.kern.nr
+			pc := int(it) / j.packSplit * j.kcMax
 			kc := min(j.kcMax, j.kb-pc)
-			j0 := 0
+			j0, j1 := 0, j.nc
 			if j.directB {
-				j0 = j.nc / j.kern.nr * j.kern.nr // just the ragged panel
+				j0 = j.nc / nr * nr // just the ragged panel
+			} else if j.packSplit > 1 {
+				// group g of the k block's panels
+				g, per := int(it)%j.packSplit, ceilDiv(ceilDiv(j.nc, nr), j.packSplit)
+				j0, j1 = min(g*per*nr, j.nc), min((g+1)*per*nr, j.nc)
+				if j0 == j1 {
+					j.packed.Add(1)
+					continue
+				}
 			}
-			packB(j.transB, j.b, j.ldb, j.p0+pc, j.jc+j0, kc, j.nc-j0, j.kern.nr, j.bp[pc*j.ncPad:])
+			// panel jr of a k block starts at jr*nr*kc (bPanel)
+			off := pc * j.ncPad
+			if !j.directB {
+				off += j0 * kc
+			}
+			packB(j.transB, j.b, j.ldb, j.p0+pc, j.jc+j0, kc, j1-j0, nr, j.bp[off:])
 			j.packed.Add(1)
 			continue
 		}
