@@ -164,18 +164,38 @@ func pooledChannelSum(dy, pooled Tensor) Tensor {
 	s := dy.Shape()
 	c := s[len(s)-1]
 	rows := s.Size() / c
-	acc := make([]float64, c)
+	// float64 sums of sumParts parts of the rows (fixed, so results do
+	// not depend on the CPU count), run in parallel, added in order.
+	parts := make([][]float64, sumParts)
+	rowBufs := make([][]float32, sumParts)
+	for i := range parts {
+		parts[i], rowBufs[i] = make([]float64, c), make([]float32, c)
+	}
+	per := ceilDiv(rows, sumParts)
 	return tr.apply(&Op{
 		name: "PooledChannelSum", out: Shape{c}, attrs: fmt.Sprint(s),
 		fwd: func(o []float32, in [][]float32) {
 			g, pv := in[0][:rows*c], in[1][:rows*c]
-			clear(acc)
-			row := make([]float32, c)
-			for r := 0; r < rows; r++ {
-				vec.ReluGrad(row, pv[r*c:(r+1)*c], g[r*c:(r+1)*c])
-				vec.AccRow(acc, row)
+			run := func(lo, hi int) {
+				for p := lo; p < hi; p++ {
+					acc, row := parts[p], rowBufs[p]
+					clear(acc)
+					for r := min(p*per, rows); r < min((p+1)*per, rows); r++ {
+						vec.ReluGrad(row, pv[r*c:(r+1)*c], g[r*c:(r+1)*c])
+						vec.AccRow(acc, row)
+					}
+				}
 			}
-			for j, v := range acc {
+			if rows*c >= parMinElems {
+				parallelChunks(sumParts, 1, run)
+			} else {
+				run(0, sumParts)
+			}
+			for j := range o[:c] {
+				v := parts[0][j]
+				for _, p := range parts[1:] {
+					v += p[j]
+				}
 				o[j] = float32(v)
 			}
 		},
