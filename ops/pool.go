@@ -166,10 +166,13 @@ func pooledChannelSum(dy, pooled Tensor) Tensor {
 	rows := s.Size() / c
 	// float64 sums of sumParts parts of the rows (fixed, so results do
 	// not depend on the CPU count), run in parallel, added in order.
+	// The masked rows go through a buffer of pooledRows rows: a call per
+	// row (32 channels) cost more than the arithmetic.
+	const pooledRows = 64
 	parts := make([][]float64, sumParts)
 	rowBufs := make([][]float32, sumParts)
 	for i := range parts {
-		parts[i], rowBufs[i] = make([]float64, c), make([]float32, c)
+		parts[i], rowBufs[i] = make([]float64, c), make([]float32, pooledRows*c)
 	}
 	per := ceilDiv(rows, sumParts)
 	return tr.apply(&Op{
@@ -178,11 +181,14 @@ func pooledChannelSum(dy, pooled Tensor) Tensor {
 			g, pv := in[0][:rows*c], in[1][:rows*c]
 			run := func(lo, hi int) {
 				for p := lo; p < hi; p++ {
-					acc, row := parts[p], rowBufs[p]
+					acc, buf := parts[p], rowBufs[p]
 					clear(acc)
-					for r := min(p*per, rows); r < min((p+1)*per, rows); r++ {
-						vec.ReluGrad(row, pv[r*c:(r+1)*c], g[r*c:(r+1)*c])
-						vec.AccRow(acc, row)
+					r1 := min((p+1)*per, rows)
+					for r := min(p*per, rows); r < r1; r += pooledRows {
+						e := min(r+pooledRows, r1)
+						masked := buf[:(e-r)*c]
+						vec.ReluGrad(masked, pv[r*c:e*c], g[r*c:e*c])
+						vec.AccRows(acc, masked)
 					}
 				}
 			}
