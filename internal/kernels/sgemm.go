@@ -219,13 +219,11 @@ func sgemmWith(kern *kernelImpl, nt int, transA, transB bool, m, n, k int, alpha
 			bb := bPool.Get().(*packedB)
 			bb.s = grow(bb.s, kb*j.ncPad)
 			j.bp = bb.s
-			if nt > 1 && j.items > 1 {
-				dispatch(j, min(nt, j.packItems+j.items)-1)
-			}
-			ws := getWorkspace()
-			j.run(ws)
-			wsPool.Put(ws)
-			j.wait()
+			runParticipants(min(nt, j.packItems+j.items), func() {
+				ws := getWorkspace()
+				j.run(ws)
+				wsPool.Put(ws)
+			})
 			bPool.Put(bb)
 		}
 	}
@@ -389,15 +387,6 @@ func (j *gemmJob) run(ws *workspace) {
 		ci := int(it) - j.packItems
 		j.compute(ws, ci%j.mItems, ci/j.mItems)
 		j.done.Add(1)
-	}
-}
-
-// wait returns once every compute item has finished.
-func (j *gemmJob) wait() {
-	for spins := 0; j.done.Load() < int64(j.items); spins++ {
-		if spins > 64 {
-			runtime.Gosched()
-		}
 	}
 }
 

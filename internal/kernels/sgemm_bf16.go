@@ -217,16 +217,7 @@ func sgemmBF16With(kern *bf16KernelImpl, nt int, transA, transB bool, m, n, k in
 			bb := bf16BPool.Get().(*bf16Buf)
 			bb.s = growU32(bb.s, j.kpOf(kb)*j.ncPad)
 			j.bp = bb.s
-			var wg sync.WaitGroup
-			for w := 1; w < min(nt, j.packItems+j.items); w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					j.run()
-				}()
-			}
-			j.run()
-			wg.Wait()
+			runParticipants(min(nt, j.packItems+j.items), j.run)
 			bf16BPool.Put(bb)
 		}
 	}

@@ -17,11 +17,18 @@ import (
 // A job's chunks are claimed from an atomic counter by the caller and any
 // worker that is awake, so a worker that is slow to wake never delays a
 // call: the caller runs whatever nobody claimed. Concurrent callers (the
-// replicas of a mirrored step) share the workers the same way. The spin
-// spans the serial stretches between parallel ops of a step (2 ms; see
-// internal/kernels' spinWait, measured with it): the ops that split a
-// batch into one block per core lose their second core while a worker
-// wakes.
+// replicas of a mirrored step) share the workers the same way, and so do
+// the GEMMs of internal/kernels.
+//
+// poolSpin: runtime.Gosched yields to goroutines, not to other processes,
+// so a spinning worker takes its core from whatever else runs there. On
+// the Intel machine of issue 19's quiet measurements a parked worker took
+// 110-170µs to wake, and the ops that split a batch into one block per
+// core then ran both blocks on the caller: with 200µs here and 50µs in the
+// GEMMs' former pool, the ResNet step at 2 threads went between 59 and
+// 127 ms from run to run; with 2 ms it stayed at 59 ms (docs/performance.md,
+// "One block per core"). 2 ms spans the serial stretches inside a step;
+// an idle program spins once.
 
 var poolSpin = 2 * time.Millisecond
 
