@@ -328,33 +328,56 @@ func (a *scratchArena) get(n int) []float32 {
 // hangs over the padding (small feature maps), by tap classes
 // (conv_taps.go) so that the padding zeros are not multiplied.
 func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
-	tr := sameTrace("Conv2D", x, w)
+	return conv2D(x, w, Tensor{}, false, attrs)
+}
+
+// conv2D is Conv2D, followed, when b is not None, by an epilogue adding
+// the bias b and, when relu, applying the ReLU to each block of output
+// rows while it is in cache (Conv2DBias, conv_bias.go).
+func conv2D(x, w, b Tensor, relu bool, attrs Conv2DAttrs) Tensor {
+	name := "Conv2D"
+	ins := []Tensor{x, w}
+	if !b.IsNone() {
+		name = "Conv2DBias"
+		if relu {
+			name = "Conv2DBiasRelu"
+		}
+		ins = append(ins, b)
+	}
+	tr := sameTrace(name, ins...)
 	ws := w.Shape()
 	if len(ws) != 4 {
-		fail("Conv2D", "kernel must be rank 4 (kh, kw, in, out), got %v", ws)
+		fail(name, "kernel must be rank 4 (kh, kw, in, out), got %v", ws)
 	}
 	if attrs.Dilations == [2]int{} {
 		attrs.Dilations = [2]int{1, 1}
 	}
-	g := newGeom("Conv2D", x.Shape(), ws[0], ws[1], attrs.Strides, attrs.Dilations, attrs.Padding)
+	g := newGeom(name, x.Shape(), ws[0], ws[1], attrs.Strides, attrs.Dilations, attrs.Padding)
 	if ws[2] != g.c {
-		fail("Conv2D", "input %v has %d channels but the kernel %v expects %d", x.Shape(), g.c, ws, ws[2])
+		fail(name, "input %v has %d channels but the kernel %v expects %d", x.Shape(), g.c, ws, ws[2])
 	}
 	cout := ws[3]
+	if bs := b.Shape(); !b.IsNone() && (len(bs) != 1 || bs[0] != cout) {
+		fail(name, "bias of shape %v does not match the %d output channels", bs, cout)
+	}
 	if attrs.Precision == "" {
 		attrs.Precision = tr.gemmPrecision()
 	}
-	gm := modeOf("Conv2D", attrs.Precision)
+	gm := modeOf(name, attrs.Precision)
 	st := &convState{gemmMode: gm, g: g, cout: cout, plan: newConvPlan(g, cout)}
 	if st.plan != nil {
 		st.plan.gemmMode = gm
 	}
 	scratch := traceScratch(tr)
-	return tr.apply(&Op{
-		name: "Conv2D", out: Shape{g.n, g.oh, g.ow, cout}, attrs: attrs,
+	op := &Op{
+		name: name, out: Shape{g.n, g.oh, g.ow, cout}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
+			var ep epilogue // the bias and ReLU, applied by rows (conv_bias.go)
+			if len(in) > 2 {
+				ep = epilogue{bias: in[2][:cout], relu: relu}
+			}
 			if pl := st.plan; pl != nil {
-				pl.forwardBlocked(g, cout, o, in[0], in[1], scratch)
+				pl.forwardBlocked(g, cout, o, in[0], in[1], scratch, ep)
 				return
 			}
 			p, per := g.patch(), g.oh*g.ow
@@ -368,31 +391,47 @@ func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
 					cols := buf[slot*s.nb*per*p:][:(b1-b0)*per*p]
 					g.im2colImages(cols, in[0], b0, b1, serial)
 					st.gemm(serial)(false, false, (b1-b0)*per, cout, p, 1, cols, p, in[1], cout, 0, o[b0*per*cout:], cout)
+					ep.apply(o, b0*per, b1*per, serial)
 				})
 				return
 			}
 			if g.dw != 1 {
 				cols := st.panel(in[0])
 				st.sgemm(false, false, g.rows(), cout, p, 1, cols, p, in[1], cout, 0, o, cout)
+				ep.apply(o, 0, g.rows(), false)
 				return
 			}
 			// The panel is kept for the filter gradient; each core makes
-			// and multiplies its images' rows.
+			// and multiplies its images' rows (with an epilogue, a few
+			// images at a time, so that their output is still in cache).
 			cols := in[0]
 			if !g.identity() {
 				cols = st.panelBuf()
 			}
-			splitImages(g.n, g.n).run(func(_, b0, b1 int, serial bool) {
+			step := g.n
+			if ep.active() {
+				step = max(1, epilogueBlockFloats/(per*cout))
+			}
+			splitImages(g.n, g.n).run(func(_, p0, p1 int, serial bool) {
 				if !g.identity() {
-					g.im2colImages(cols[b0*per*p:], in[0], b0, b1, serial)
+					g.im2colImages(cols[p0*per*p:], in[0], p0, p1, serial)
 				}
-				st.gemm(serial)(false, false, (b1-b0)*per, cout, p, 1, cols[b0*per*p:], p, in[1], cout, 0, o[b0*per*cout:], cout)
+				for b0 := p0; b0 < p1; b0 += step {
+					b1 := min(b0+step, p1)
+					st.gemm(serial)(false, false, (b1-b0)*per, cout, p, 1, cols[b0*per*p:], p, in[1], cout, 0, o[b0*per*cout:], cout)
+					ep.apply(o, b0*per, b1*per, serial)
+				}
 			})
 		},
 		grad: func(in []Tensor, y, dy Tensor) []Tensor {
-			return []Tensor{conv2DBackpropInput(st, in[1], dy, y, attrs), conv2DBackpropFilter(st, in[0], dy, y, ws, attrs)}
+			if len(in) == 2 {
+				return []Tensor{conv2DBackpropInput(st, in[1], dy, y, attrs), conv2DBackpropFilter(st, in[0], dy, y, ws, attrs)}
+			}
+			g, db := biasEpilogueGrad(y, dy, relu)
+			return []Tensor{conv2DBackpropInput(st, in[1], g, y, attrs), conv2DBackpropFilter(st, in[0], g, y, ws, attrs), db}
 		},
-	}, x, w)
+	}
+	return tr.apply(op, ins...)
 }
 
 // conv2DBackpropInput is dL/dx = col2im(dy · wᵀ). With a tap-class plan it

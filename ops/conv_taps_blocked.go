@@ -96,14 +96,17 @@ func (pl *convPlan) blockedScratch(g convGeom, cout, images int) int {
 // forwardBlocked computes y = conv(x, w) by classes, gathering each
 // class's rows by blocks of images from x (no panel), and reading the
 // kernel rows in place (eachKernelRows). The batch is split over the
-// cores (imageSplit), each running every class over its images.
-func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w []float32, arena *scratchArena) {
+// cores (imageSplit), each running every class over its images, then the
+// epilogue ep (if any) over them.
+func (pl *convPlan) forwardBlocked(g convGeom, cout int, y, x, w []float32, arena *scratchArena, ep epilogue) {
 	pl.dyFresh = false
 	s := splitImages(g.n, g.n)
 	per := pl.blockedScratch(g, cout, s.nb)
 	buf := arena.get(s.slots * per)
 	s.run(func(slot, p0, p1 int, serial bool) {
 		pl.forwardImages(g, cout, y, x, w, buf[slot*per:][:per], p0, p1, serial)
+		// the part's rows, written by its classes, are in this core's cache
+		ep.apply(y, p0*g.oh*g.ow, p1*g.oh*g.ow, serial)
 	})
 }
 

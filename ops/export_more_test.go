@@ -8,3 +8,12 @@ func FreezeRandomReplays() (restore func()) {
 	frozenReplays.Store(true)
 	return func() { frozenReplays.Store(false) }
 }
+
+// SetConvBiasFusion turns the fusion of a convolution with its bias and
+// ReLU (conv_bias.go) on or off and returns the previous setting. Tests
+// only.
+func SetConvBiasFusion(on bool) (was bool) {
+	was = !noConvBiasFusion
+	noConvBiasFusion = !on
+	return was
+}

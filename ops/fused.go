@@ -4,8 +4,9 @@ import "github.com/gokeras/gokeras/internal/vec"
 
 // fuseRelu returns a fused op computing Relu(x) in one pass when x was
 // produced by an op that can apply the ReLU while it writes its output:
-// BiasAdd (BiasAddRelu), a same-shape Add (AddRelu, the residual sum of a
-// ResNet block) or BatchNormApply (with Relu set). The producer stays in
+// BiasAdd (BiasAddRelu), a convolution with its bias (Conv2DBiasRelu,
+// conv_bias.go), a same-shape Add (AddRelu, the residual sum of a ResNet
+// block) or BatchNormApply (with Relu set). The producer stays in
 // the graph; executors skip it when nothing else reads it.
 func fuseRelu(x Tensor) (Tensor, bool) {
 	if x.n == nil {
@@ -37,6 +38,8 @@ func fuseRelu(x Tensor) (Tensor, bool) {
 	case "BiasAdd":
 		ts := in()
 		return BiasAddRelu(ts[0], ts[1]), true
+	case "Conv2DBias":
+		return fuseConvBiasRelu(x, op), true
 	case "Add":
 		ts := in()
 		if ts[0].Shape().Equal(ts[1].Shape()) {
@@ -82,13 +85,8 @@ func BiasAddRelu(x, b Tensor) Tensor {
 			})
 		},
 		grad: func(_ []Tensor, y, dy Tensor) []Tensor {
-			g := reluGrad(y, dy)
-			if pdy, pooled, _, ok := maxPoolOfRelu(y, dy); ok {
-				// The bias gradient sums the masked pooled gradient,
-				// a quarter (or less) of g.
-				return []Tensor{g, pooledChannelSum(pdy, pooled)}
-			}
-			return []Tensor{g, biasAddGrad(g)}
+			g, db := biasEpilogueGrad(y, dy, true)
+			return []Tensor{g, db}
 		},
 	}, x, b)
 }

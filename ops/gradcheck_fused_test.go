@@ -55,6 +55,16 @@ func TestGradientsFused(t *testing.T) {
 			p := ops.MaxPool2D(r, ops.Pool2DAttrs{Pool: [2]int{2, 2}, Strides: [2]int{2, 2}, Padding: "valid"})
 			return ops.Add(ops.Sum(p, false), ops.Sum(ops.Square(r), false))
 		}},
+		{name: "Conv2DBiasIm2col", shapes: []ops.Shape{s(2, 5, 5, 2), s(3, 3, 2, 3), s(3)}, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+			return ops.BiasAdd(ops.Conv2D(x[0], x[1], ops.Conv2DAttrs{Strides: [2]int{1, 1}, Padding: "valid"}), x[2])
+		}},
+		{name: "Conv2DBiasReluTapClasses", shapes: []ops.Shape{s(3, 2, 2, 3), s(3, 3, 3, 4), s(4)}, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+			return ops.Relu(ops.BiasAdd(ops.Conv2D(x[0], x[1], ops.Conv2DAttrs{Strides: [2]int{1, 1}, Padding: "same"}), x[2]))
+		}},
+		{name: "MaxPoolOfConv2DBiasRelu", shapes: []ops.Shape{s(2, 6, 6, 2), s(3, 3, 2, 3), s(3)}, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+			r := ops.Relu(ops.BiasAdd(ops.Conv2D(x[0], x[1], ops.Conv2DAttrs{Strides: [2]int{1, 1}, Padding: "valid"}), x[2]))
+			return ops.MaxPool2D(r, ops.Pool2DAttrs{Pool: [2]int{2, 2}, Strides: [2]int{2, 2}, Padding: "valid"})
+		}},
 		{name: "Conv2DTapClasses2x2", shapes: []ops.Shape{s(3, 2, 2, 3), s(3, 3, 3, 4)}, build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
 			return ops.Conv2D(x[0], x[1], ops.Conv2DAttrs{Strides: [2]int{1, 1}, Padding: "same"})
 		}},

@@ -82,6 +82,9 @@ func biasChannels(op string, x, b Tensor) int {
 func BiasAdd(x, b Tensor) Tensor {
 	tr := sameTrace("BiasAdd", x, b)
 	c := biasChannels("BiasAdd", x, b)
+	if y, ok := fuseConvBias(x, b); ok {
+		return y // conv_bias.go
+	}
 	xs := x.Shape()
 	rows := xs.Size() / c
 	return tr.apply(&Op{

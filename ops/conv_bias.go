@@ -1,0 +1,86 @@
+package ops
+
+import "github.com/gokeras/gokeras/internal/vec"
+
+// A convolution followed by its bias (and a ReLU), as every Keras Conv2D
+// layer with use_bias computes it, runs as one op, Conv2DBias: the bias
+// and ReLU are applied to each block of output rows right after its GEMM,
+// while the block is in the core's cache, instead of by a BiasAdd (or
+// BiasAddRelu) op reading and writing the whole output again (the seed
+// CNN's first convolution writes 1.4M floats; docs/performance.md, "One
+// block per core"). BiasAdd fuses itself into a Conv2D that produced its
+// input, and Relu into that Conv2DBias (fuseRelu); the results are
+// bitwise those of the separate ops, which apply the same float32
+// additions and the same ReLU in the same order. The unfused Conv2D stays
+// in the graph; executors skip it when nothing else reads it.
+
+// epilogue is the bias (nil: none) and ReLU of a Conv2DBias.
+type epilogue struct {
+	bias []float32
+	relu bool
+}
+
+func (e epilogue) active() bool { return e.bias != nil }
+
+// epilogueBlockFloats bounds the output floats a convolution computes
+// before its epilogue runs over them (they stay in a core's cache).
+const epilogueBlockFloats = 64 << 10
+
+// apply adds the bias to rows [r0, r1) of y (and applies the ReLU), on
+// the calling goroutine when serial.
+func (e epilogue) apply(y []float32, r0, r1 int, serial bool) {
+	if e.bias == nil {
+		return
+	}
+	c := len(e.bias)
+	rowsOn(serial, r1-r0, c, func(lo, hi int) {
+		for r := r0 + lo; r < r0+hi; r++ {
+			row := y[r*c : (r+1)*c]
+			if e.relu {
+				vec.AddRelu(row, row, e.bias)
+			} else {
+				vec.Add(row, row, e.bias)
+			}
+		}
+	})
+}
+
+// noConvBiasFusion turns the fusion off (tests compare the two).
+var noConvBiasFusion = false
+
+// fuseConvBias returns Conv2DBias(x's inputs, b) when x is the output of
+// a Conv2D op, for BiasAdd(x, b).
+func fuseConvBias(x, b Tensor) (Tensor, bool) {
+	if noConvBiasFusion || x.n == nil {
+		return Tensor{}, false
+	}
+	op, ok := x.n.Op().(*Op)
+	if !ok || op.name != "Conv2D" {
+		return Tensor{}, false
+	}
+	ch := Children(x.tr.g, x.n)
+	return conv2D(x.tr.wrap(ch[0]), x.tr.wrap(ch[1]), b, false, op.attrs.(Conv2DAttrs)), true
+}
+
+// fuseConvBiasRelu returns the Conv2DBias y with the ReLU in its epilogue,
+// for Relu(y).
+func fuseConvBiasRelu(y Tensor, op *Op) Tensor {
+	ch := Children(y.tr.g, y.n)
+	return conv2D(y.tr.wrap(ch[0]), y.tr.wrap(ch[1]), y.tr.wrap(ch[2]), true, op.attrs.(Conv2DAttrs))
+}
+
+// biasEpilogueGrad returns the gradient of a bias epilogue's input (dy
+// masked by the ReLU's output y > 0, when relu) and of its bias, as
+// BiasAdd's and BiasAddRelu's gradients do.
+func biasEpilogueGrad(y, dy Tensor, relu bool) (g, db Tensor) {
+	if !relu {
+		return dy, biasAddGrad(dy)
+	}
+	g = reluGrad(y, dy)
+	if pdy, pooled, _, ok := maxPoolOfRelu(y, dy); ok {
+		// The bias gradient sums the masked pooled gradient, a
+		// quarter (or less) of g.
+		return g, pooledChannelSum(pdy, pooled)
+	}
+	return g, biasAddGrad(g)
+}
