@@ -24,7 +24,7 @@ func TestConvBiasFusionBitwise(t *testing.T) {
 	for _, c := range []convCase{
 		{6, 13, 13, 8, 3, 16, 1, 1, "valid"},
 		{64, 28, 28, 1, 3, 32, 1, 1, "valid"}, // the seed CNN's first convolution
-		{8, 8, 8, 16, 3, 24, 1, 1, "same"},   // tap classes
+		{8, 8, 8, 16, 3, 24, 1, 1, "same"},    // tap classes
 		{8, 4, 4, 16, 3, 32, 2, 1, "same"},
 		{5, 6, 6, 12, 1, 20, 1, 1, "same"},
 		{4, 9, 9, 3, 3, 8, 1, 2, "same"},
