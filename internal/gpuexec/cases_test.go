@@ -117,6 +117,12 @@ var opCases = []opCase{
 		build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor { return ops.Gather(in[0], in[1]) }},
 	{name: "Conv2D", shapes: []ops.Shape{{2, 7, 6, 3}, {3, 3, 3, 5}}, wrt: []int{0, 1},
 		build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor { return ops.Conv2D(in[0], in[1], conv) }},
+	{name: "Conv2DBias", shapes: []ops.Shape{{2, 7, 6, 3}, {3, 3, 3, 5}, {5}}, wrt: []int{0, 1, 2},
+		build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor { return ops.BiasAdd(ops.Conv2D(in[0], in[1], conv), in[2]) }},
+	{name: "Conv2DBiasRelu", shapes: []ops.Shape{{2, 7, 6, 3}, {3, 3, 3, 5}, {5}}, wrt: []int{0, 1, 2},
+		build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
+			return ops.Relu(ops.BiasAdd(ops.Conv2D(in[0], in[1], conv), in[2]))
+		}},
 	{name: "Conv2DValidStrided", shapes: []ops.Shape{{2, 9, 8, 4}, {3, 2, 4, 6}}, wrt: []int{0, 1},
 		build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
 			return ops.Conv2D(in[0], in[1], ops.Conv2DAttrs{Strides: [2]int{2, 2}, Dilations: [2]int{1, 1}, Padding: "valid"})

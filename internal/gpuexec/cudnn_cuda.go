@@ -18,6 +18,8 @@ import (
 
 func init() {
 	register("Conv2D", buildConv)
+	register("Conv2DBias", buildConv)
+	register("Conv2DBiasRelu", buildConv)
 	register("Conv2DBackpropInput", buildConv)
 	register("Conv2DBackpropFilter", buildConv)
 	register("MaxPool2D", buildPool)
@@ -69,7 +71,7 @@ func buildConv(x *Exec, st *engine.PlanStep, shapes []ops.Shape) (launchFn, bool
 	}
 	var xs, ws ops.Shape
 	switch st.Kind {
-	case "Conv2D": // (x, w)
+	case "Conv2D", "Conv2DBias", "Conv2DBiasRelu": // (x, w[, b])
 		xs, ws = shapes[st.Ins[0]], shapes[st.Ins[1]]
 	case "Conv2DBackpropInput": // (w, dy[, y]) -> dx
 		xs, ws = shapes[st.Out], shapes[st.Ins[0]]
@@ -96,6 +98,24 @@ func buildConv(x *Exec, st *engine.PlanStep, shapes []ops.Shape) (launchFn, bool
 	switch st.Kind {
 	case "Conv2D":
 		return func(out cu.DevicePtr, in []cu.DevicePtr) error { return plan.Forward(in[0], in[1], out, ws2) }, true, nil
+	case "Conv2DBias", "Conv2DBiasRelu":
+		// the CPU's fused convolution and bias (ops/conv_bias.go): the
+		// convolution, then the bias (and ReLU) kernel in place
+		if !x.kernelsOK || len(st.Ins) != 3 {
+			return nil, false, nil
+		}
+		c := ws[3]
+		rows := shapes[st.Out].Size() / c
+		relu := st.Kind == "Conv2DBiasRelu"
+		return func(out cu.DevicePtr, in []cu.DevicePtr) error {
+			if err := plan.Forward(in[0], in[1], out, ws2); err != nil {
+				return err
+			}
+			if relu {
+				return kernels.BiasAddRelu(x.Rep.Compute, out, out, in[2], rows, c)
+			}
+			return kernels.BiasAdd(x.Rep.Compute, out, out, in[2], rows, c)
+		}, true, nil
 	case "Conv2DBackpropInput":
 		return func(out cu.DevicePtr, in []cu.DevicePtr) error { return plan.BackwardData(in[0], in[1], out, ws2) }, true, nil
 	default:

@@ -5,7 +5,7 @@ package gpuexec
 // dropout's mask): in one program they run all on the GPU or all on the
 // CPU.
 var families = [][]string{
-	{"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"},
+	{"Conv2D", "Conv2DBias", "Conv2DBiasRelu", "Conv2DBackpropInput", "Conv2DBackpropFilter"},
 	{"MaxPool2D", "MaxPool2DGrad"},
 	{"Max", "MaxGrad"},
 	{"DepthwiseConv2D", "DepthwiseConv2DBackpropInput", "DepthwiseConv2DBackpropFilter"},
