@@ -118,7 +118,9 @@ var opCases = []opCase{
 	{name: "Conv2D", shapes: []ops.Shape{{2, 7, 6, 3}, {3, 3, 3, 5}}, wrt: []int{0, 1},
 		build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor { return ops.Conv2D(in[0], in[1], conv) }},
 	{name: "Conv2DBias", shapes: []ops.Shape{{2, 7, 6, 3}, {3, 3, 3, 5}, {5}}, wrt: []int{0, 1, 2},
-		build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor { return ops.BiasAdd(ops.Conv2D(in[0], in[1], conv), in[2]) }},
+		build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
+			return ops.BiasAdd(ops.Conv2D(in[0], in[1], conv), in[2])
+		}},
 	{name: "Conv2DBiasRelu", shapes: []ops.Shape{{2, 7, 6, 3}, {3, 3, 3, 5}, {5}}, wrt: []int{0, 1, 2},
 		build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor {
 			return ops.Relu(ops.BiasAdd(ops.Conv2D(in[0], in[1], conv), in[2]))
