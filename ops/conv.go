@@ -519,7 +519,7 @@ func conv2DBackpropFilter(st *convState, x, dy, y Tensor, ws Shape, attrs Conv2D
 				// kernel transposes dy's few columns, not the block.
 				nb := dxImageBlock(per * p)
 				blockRows := min(nb, ceilDiv(g.n, parts)) * per
-				sumFilterParts(o, g.n, parts, blockRows*p+cout*p, scratch, func(dst, buf []float32, p0, p1 int, serial bool) {
+				sumFilterParts(o, g.n, parts, blockRows*p+cout*p, scratch, func(dst, buf []float32, _, _, p0, p1 int, serial bool) {
 					cols, wt := buf[:blockRows*p], buf[blockRows*p:][:cout*p]
 					mm := st.gemm(serial)
 					for b0 := p0; b0 < p1; b0 += nb {
@@ -540,7 +540,7 @@ func conv2DBackpropFilter(st *convState, x, dy, y Tensor, ws Shape, attrs Conv2D
 				cols = st.cols
 			}
 			// Each part multiplies its images' rows of the forward panel.
-			sumFilterParts(o, g.n, parts, 0, scratch, func(dst, _ []float32, p0, p1 int, serial bool) {
+			sumFilterParts(o, g.n, parts, 0, scratch, func(dst, _ []float32, _, _, p0, p1 int, serial bool) {
 				st.gemm(serial)(true, false, p, cout, (p1-p0)*per, 1, cols[p0*per*p:], p, in[1][p0*per*cout:], cout, 0, dst, cout)
 			})
 		},

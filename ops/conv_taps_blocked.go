@@ -151,7 +151,8 @@ func (pl *convPlan) forwardImages(g convGeom, cout int, y, x, w, scratch []float
 
 // backpropFilterBlocked computes dw = Σ_class rowsᵀ · dy_class, the class
 // rows gathered again from x by blocks of images, in parts of the batch
-// (sumFilterParts; by the widest class's rows).
+// (sumFilterParts; by the widest class's rows). A class too shallow to
+// split (wholeClass) goes whole to one part, round-robin.
 func (pl *convPlan) backpropFilterBlocked(g convGeom, cout int, dw, x, dy []float32, arena *scratchArena) {
 	pl.gatherDy(dy, cout)
 	most := 0
@@ -159,23 +160,44 @@ func (pl *convPlan) backpropFilterBlocked(g convGeom, cout int, dw, x, dy []floa
 		most = max(most, len(pl.classes[i].rows))
 	}
 	parts := filterParts(g.n, most)
-	sumFilterParts(dw, g.n, parts, pl.blockedScratch(g, cout, ceilDiv(g.n, parts)), arena, func(dst, scratch []float32, p0, p1 int, serial bool) {
-		pl.filterPart(g, cout, dst, x, dy, scratch, p0, p1, serial)
+	sumFilterParts(dw, g.n, parts, pl.blockedScratch(g, cout, g.n), arena, func(dst, scratch []float32, part, parts, p0, p1 int, serial bool) {
+		pl.filterPart(g, cout, dst, x, dy, scratch, part, parts, p0, p1, serial)
 	})
 }
 
-// filterPart writes into dw the filter gradient of images [p0, p1): per
-// class, where the blocks are deep enough for the bfloat16 kernel, dwᵀ =
+// wholeClass reports whether class cl's filter gradient is computed over
+// the whole batch by one of parts parts instead of split over them: when
+// a part's share would be under filterBlockRows/2 rows. Split, a small
+// class made GEMMs too shallow for their fixed costs (bfloat16: the
+// transposition of dy into pairs, a transposition of the result per
+// part), and its filter gradient on one core took 1.35x the time of one
+// pass (docs/performance.md, "One block per core").
+func wholeClass(cl *tapClass, parts int) bool {
+	return parts > 1 && len(cl.rows)/parts < filterBlockRows/2
+}
+
+// filterPart writes into dw the filter gradient of part part of parts:
+// of images [p0, p1) for the classes split over the parts, of the whole
+// batch for its share of the others (wholeClass); per class, where the blocks are deep enough for the bfloat16 kernel, dwᵀ =
 // Σ over blocks of dyᵀ·rows (in this orientation it transposes dy's few
 // columns, not the rows), added transposed into the class's kernel rows
 // of dw; else (float32 GEMMs, or few rows) dw += rowsᵀ·dy block by block
 // into the class's kernel rows. gatherDy has run.
-func (pl *convPlan) filterPart(g convGeom, cout int, dw, x, dy, scratch []float32, p0, p1 int, serial bool) {
+func (pl *convPlan) filterPart(g convGeom, cout int, dw, x, dy, scratch []float32, part, parts, p0, p1 int, serial bool) {
 	clear(dw)
 	mm := pl.gemm(serial)
 	run := func(cl *tapClass) int { return (cl.kx1 - cl.kx0) * g.c }
+	whole := 0 // classes given whole to a part so far
 	for i := range pl.classes {
 		cl := &pl.classes[i]
+		p0, p1 := p0, p1
+		if wholeClass(cl, parts) {
+			whole++
+			if (whole-1)%parts != part {
+				continue
+			}
+			p0, p1 = 0, g.n
+		}
 		d, ldd := pl.classDy(cl, dy, cout)
 		per, nb := pl.filterBlock(cl, g.n)
 		rows := min(nb, p1-p0) * per

@@ -100,13 +100,13 @@ func filterParts(n, rows int) int {
 const minPartRows = 32
 
 // sumFilterParts computes a filter gradient dw in parts of the batch of n
-// images: body writes into dst the gradient of images [p0, p1) (dst is dw
-// itself for the first part, scratch for the others) using perSlot
-// floats of slot scratch, its GEMMs serial when serial; the parts run in
-// parallel and are then added into dw in order.
-func sumFilterParts(dw []float32, n, parts, perSlot int, arena *scratchArena, body func(dst, scratch []float32, p0, p1 int, serial bool)) {
+// images: body writes into dst the gradient of part part of parts, images
+// [p0, p1) (dst is dw itself for the first part, scratch for the others)
+// using perSlot floats of slot scratch, its GEMMs serial when serial; the
+// parts run in parallel and are then added into dw in order.
+func sumFilterParts(dw []float32, n, parts, perSlot int, arena *scratchArena, body func(dst, scratch []float32, part, parts, p0, p1 int, serial bool)) {
 	if parts <= 1 {
-		body(dw, arena.get(perSlot), 0, n, false)
+		body(dw, arena.get(perSlot), 0, 1, 0, n, false)
 		return
 	}
 	partImages := ceilDiv(n, parts)
@@ -123,7 +123,7 @@ func sumFilterParts(dw []float32, n, parts, perSlot int, arena *scratchArena, bo
 			if part > 0 {
 				dst = sums[(part-1)*len(dw):][:len(dw)]
 			}
-			body(dst, buf[slot*perSlot:][:perSlot], part*partImages, min((part+1)*partImages, n), serial)
+			body(dst, buf[slot*perSlot:][:perSlot], part, parts, part*partImages, min((part+1)*partImages, n), serial)
 		}
 	})
 	parallelElems(len(dw), func(lo, hi int) {
