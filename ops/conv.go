@@ -369,12 +369,13 @@ func conv2D(x, w, b Tensor, relu bool, attrs Conv2DAttrs) Tensor {
 		st.plan.gemmMode = gm
 	}
 	scratch := traceScratch(tr)
+	var repBias []float32 // the epilogue's repeated bias (conv_bias.go)
 	op := &Op{
 		name: name, out: Shape{g.n, g.oh, g.ow, cout}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
 			var ep epilogue // the bias and ReLU, applied by rows (conv_bias.go)
 			if len(in) > 2 {
-				ep = epilogue{bias: in[2][:cout], relu: relu}
+				ep = newEpilogue(in[2][:cout], relu, &repBias)
 			}
 			if pl := st.plan; pl != nil {
 				pl.forwardBlocked(g, cout, o, in[0], in[1], scratch, ep)

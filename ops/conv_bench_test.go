@@ -149,6 +149,19 @@ func BenchmarkConvOp(b *testing.B) {
 					op.Forward(yb, [][]float32{x, w})
 				}
 			})
+			// The forward pass with the bias and ReLU in its epilogue
+			// (Conv2DBiasRelu, conv_bias.go), against fwd plus a
+			// BiasAddRelu pass over the output.
+			bv := tr.Input("b", Shape{c.cout})
+			noTapClasses = off
+			fused := Relu(BiasAdd(Conv2D(xv, wv, Conv2DAttrs{Strides: [2]int{c.stride, c.stride}, Padding: c.pad, Precision: v.prec}), bv))
+			noTapClasses = false
+			fusedOp, bias := fused.n.Op().(*Op), rnd(c.cout)
+			b.Run(name+"/fwd_bias_relu", func(b *testing.B) {
+				for b.Loop() {
+					fusedOp.Forward(yb, [][]float32{x, w, bias})
+				}
+			})
 			b.Run(name+"/dx", func(b *testing.B) {
 				for b.Loop() {
 					inOp.Forward(dx, inArgs)

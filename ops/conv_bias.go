@@ -14,10 +14,32 @@ import "github.com/gokeras/gokeras/internal/vec"
 // additions and the same ReLU in the same order. The unfused Conv2D stays
 // in the graph; executors skip it when nothing else reads it.
 
-// epilogue is the bias (nil: none) and ReLU of a Conv2DBias.
+// epilogue is the bias (nil: none) and ReLU of a Conv2DBias. rep holds
+// the bias repeated over several rows: the epilogue adds it to that many
+// rows per call, where a call per row (32 channels in the CNN) cost more
+// than the additions.
 type epilogue struct {
 	bias []float32
 	relu bool
+	rep  []float32
+}
+
+// epilogueRepFloats is the length of an epilogue's repeated bias (about).
+const epilogueRepFloats = 2048
+
+// newEpilogue returns the epilogue adding bias (and the ReLU), repeating
+// the bias into buf (grown as needed; the op keeps it between calls).
+func newEpilogue(bias []float32, relu bool, buf *[]float32) epilogue {
+	c := len(bias)
+	k := max(1, epilogueRepFloats/c)
+	if cap(*buf) < k*c {
+		*buf = make([]float32, k*c)
+	}
+	rep := (*buf)[:k*c]
+	for i := 0; i < k; i++ {
+		copy(rep[i*c:(i+1)*c], bias)
+	}
+	return epilogue{bias: bias, relu: relu, rep: rep}
 }
 
 func (e epilogue) active() bool { return e.bias != nil }
@@ -33,13 +55,14 @@ func (e epilogue) apply(y []float32, r0, r1 int, serial bool) {
 		return
 	}
 	c := len(e.bias)
+	k := len(e.rep) / c
 	rowsOn(serial, r1-r0, c, func(lo, hi int) {
-		for r := r0 + lo; r < r0+hi; r++ {
-			row := y[r*c : (r+1)*c]
+		for r := r0 + lo; r < r0+hi; r += k {
+			rows := y[r*c : min(r+k, r0+hi)*c]
 			if e.relu {
-				vec.AddRelu(row, row, e.bias)
+				vec.AddRelu(rows, rows, e.rep[:len(rows)])
 			} else {
-				vec.Add(row, row, e.bias)
+				vec.Add(rows, rows, e.rep[:len(rows)])
 			}
 		}
 	})
