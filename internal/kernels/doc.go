@@ -27,14 +27,17 @@
 //     the valid part is copied out, so nothing outside the m x n window of
 //     C is ever written.
 //
-// Work is split into items (packing one k block of B; computing a block of
-// rows of C, and of columns when m is small) that the calling goroutine and
-// a persistent worker pool claim from an atomic counter, so B is packed once
-// and shared, and a worker that is slow to wake never delays a call. Workers spin (yielding) for about a
-// millisecond after their last job before parking, because waking a parked
-// thread costs ~100µs on virtualised machines. Problems under ~1 MFLOP run
-// on the calling goroutine. SetThreads bounds the goroutines used (default
-// runtime.GOMAXPROCS(0)). Pack buffers come from a sync.Pool.
+// Work is split into items (packing groups of B's panels per k block;
+// computing a block of rows of C, and of columns when m is small) that the
+// calling goroutine and the workers of internal/par's pool (shared with
+// the ops' loops) claim from an atomic counter, so B is packed once and
+// shared, and a worker that is slow to wake never delays a call. Workers
+// spin (yielding) for 2 ms after their last job before parking, because
+// waking a parked thread costs 100µs or more on virtualised machines.
+// Problems under ~1 MFLOP run on the calling goroutine, and so does every
+// call of SgemmSerial (callers already running in parallel). SetThreads
+// bounds the goroutines used (default runtime.GOMAXPROCS(0)). Pack buffers
+// come from a sync.Pool.
 //
 // # Files
 //
@@ -45,7 +48,7 @@
 //
 //	sgemm.go              Sgemm, blocking, work items, SetThreads
 //	pack.go               packing of A and B panels (Go; gather assist on amd64)
-//	pool.go               persistent spinning worker pool
+//	pool.go               running a job's participants on internal/par's pool
 //	generic.go            pure-Go 4x4 micro-kernel, Saxpy/Sdot loops
 //	blas1.go              Saxpy, Sdot
 //	ref.go                SgemmRef, the naive reference used by the tests
