@@ -34,8 +34,9 @@ const parMinElems = par.MinElems
 // time, each block's GEMMs on its own core (serial): the data
 // parallelism of replicas inside one op. Splitting every GEMM of a block
 // over the cores instead paid nothing on the seed models' small GEMMs
-// (docs/performance.md). Blocks are made smaller, down to two per core
-// at most, where there would be too few to share evenly.
+// (docs/performance.md). Where the blocks would not share evenly over the
+// CPUs, they are made smaller, so that their count is a multiple of the
+// CPU count.
 //
 // Forward passes and input gradients compute each image on its own, and
 // a GEMM's sums do not depend on how its rows are split, so their
