@@ -102,7 +102,7 @@ func main() {
 	rounds := flag.Int("rounds", 3, "with -policy other than float32: alternating timing rounds of -steps steps per policy")
 	fitOnly := flag.Bool("fit-only", false, "fit one epoch on -fit-samples synthetic examples and print the fit line with the peak RSS (what -compare runs in a fresh process)")
 	flag.Parse()
-	cli.MustCheck(cli.Positive("batch", "steps", "rounds"), cli.NonNegative("warmup", "threads", "fit-samples", "infer-steps", "floor-gflops"))
+	cli.MustCheck(cli.Positive("batch", "steps", "rounds"), cli.NonNegative("warmup", "threads", "fit-samples", "infer-steps"))
 	spec := modelSpec{name: *model, width: *width}
 	if err := spec.check(); err != nil {
 		log.Fatal(err)
@@ -125,7 +125,7 @@ func main() {
 	}
 	// extra ends each step line: the width when not 1, the floor when asked.
 	extra := func(float64) string { return "" }
-	if *floorGFLOPs > 0 {
+	if *floorGFLOPs != 0 { // floorOf refuses a negative peak
 		f, err := floorOf(spec, *batch, *floorGFLOPs)
 		if err != nil {
 			log.Fatal(err)
