@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -58,23 +57,7 @@ func TestConvBiasFusionBitwise(t *testing.T) {
 						for i := range wts {
 							wts[i] = float32(r.NormFloat64())
 						}
-						loss := ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), wts)), false)
-						grads, err := ops.Gradients(loss, []*ops.Variable{vx, vw, vb})
-						if err != nil {
-							t.Fatal(err)
-						}
-						p, err := engine.Compile(tr, append([]ops.Tensor{y}, grads...))
-						if err != nil {
-							t.Fatal(err)
-						}
-						vals, err := p.Run(engine.Single{}, nil)
-						if err != nil {
-							t.Fatal(err)
-						}
-						out := make([][]float32, len(vals))
-						for i, v := range vals {
-							out[i] = append([]float32(nil), v.Data...)
-						}
+						out, p := runWithGradients(t, tr, y, wts, []*ops.Variable{vx, vw, vb})
 						kinds := map[string]bool{}
 						for _, st := range p.Plan().Steps {
 							kinds[st.Kind] = true

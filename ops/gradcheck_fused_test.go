@@ -131,23 +131,7 @@ func TestBatchNormFusedMatchesComposite(t *testing.T) {
 			scale := ops.Mul(ops.Rsqrt(ops.AddScalar(variance, 1e-3)), g)
 			y = ops.Relu(ops.Add(ops.Mul(ops.Sub(x, mean), scale), b))
 		}
-		loss := ops.Sum(ops.Mul(y, tr.Constant(ops.Shape{n, h, w, c}, wts)), false)
-		grads, err := ops.Gradients(loss, []*ops.Variable{xv, gv, bv})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := engine.Compile(tr, append([]ops.Tensor{y}, grads...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		vals, err := p.Run(engine.Single{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := make([][]float32, len(vals))
-		for i, v := range vals {
-			out[i] = append([]float32(nil), v.Data...)
-		}
+		out, _ := runWithGradients(t, tr, y, wts, []*ops.Variable{xv, gv, bv})
 		return out
 	}
 	fused, comp := run(true), run(false)
@@ -162,4 +146,29 @@ func TestBatchNormFusedMatchesComposite(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runWithGradients compiles and runs y and the gradients of
+// L = sum(y * wts) with respect to vars, and returns copies of their
+// values (y first) and the program.
+func runWithGradients(t *testing.T, tr *ops.Trace, y ops.Tensor, wts []float32, vars []*ops.Variable) ([][]float32, *engine.Program) {
+	t.Helper()
+	loss := ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), wts)), false)
+	grads, err := ops.Gradients(loss, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Compile(tr, append([]ops.Tensor{y}, grads...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := p.Run(engine.Single{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]float32, len(vals))
+	for i, v := range vals {
+		out[i] = append([]float32(nil), v.Data...)
+	}
+	return out, p
 }

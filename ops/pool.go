@@ -164,46 +164,26 @@ func pooledChannelSum(dy, pooled Tensor) Tensor {
 	s := dy.Shape()
 	c := s[len(s)-1]
 	rows := s.Size() / c
-	// float64 sums of sumParts parts of the rows (fixed, so results do
-	// not depend on the CPU count), run in parallel, added in order.
 	// The masked rows go through a buffer of pooledRows rows: a call per
-	// row (32 channels) cost more than the arithmetic.
+	// row (32 channels in the CNN) cost more than the arithmetic.
 	const pooledRows = 64
-	parts := make([][]float64, sumParts)
-	rowBufs := make([][]float32, sumParts)
-	for i := range parts {
-		parts[i], rowBufs[i] = make([]float64, c), make([]float32, pooledRows*c)
+	parts := newRowParts(rows, c) // fixed parts, in parallel (reduce.go)
+	bufs := make([][]float32, sumParts)
+	for i := range bufs {
+		bufs[i] = make([]float32, pooledRows*c)
 	}
-	per := ceilDiv(rows, sumParts)
 	return tr.apply(&Op{
 		name: "PooledChannelSum", out: Shape{c}, attrs: fmt.Sprint(s),
 		fwd: func(o []float32, in [][]float32) {
 			g, pv := in[0][:rows*c], in[1][:rows*c]
-			run := func(lo, hi int) {
-				for p := lo; p < hi; p++ {
-					acc, buf := parts[p], rowBufs[p]
-					clear(acc)
-					r1 := min((p+1)*per, rows)
-					for r := min(p*per, rows); r < r1; r += pooledRows {
-						e := min(r+pooledRows, r1)
-						masked := buf[:(e-r)*c]
-						vec.ReluGrad(masked, pv[r*c:e*c], g[r*c:e*c])
-						vec.AccRows(acc, masked)
-					}
+			parts.sum(o, func(p int, acc []float64, r0, r1 int) {
+				for r := r0; r < r1; r += pooledRows {
+					e := min(r+pooledRows, r1)
+					masked := bufs[p][:(e-r)*c]
+					vec.ReluGrad(masked, pv[r*c:e*c], g[r*c:e*c])
+					vec.AccRows(acc, masked)
 				}
-			}
-			if rows*c >= parMinElems {
-				parallelChunks(sumParts, 1, run)
-			} else {
-				run(0, sumParts)
-			}
-			for j := range o[:c] {
-				v := parts[0][j]
-				for _, p := range parts[1:] {
-					v += p[j]
-				}
-				o[j] = float32(v)
-			}
+			})
 		},
 		wrt: []bool{false, false},
 	}, dy, pooled)

@@ -63,6 +63,47 @@ func ReduceGroups(small, big Shape) (a, r, c int, ok bool) {
 // constant, so the result does not depend on the number of CPUs).
 const sumParts = 4
 
+// rowParts sums the rows of a rows x c matrix into c columns in sumParts
+// fixed parts of the rows, float64 partial sums computed in parallel when
+// large and added in order: the result does not depend on the number of
+// CPUs.
+type rowParts struct {
+	rows, c, per int
+	parts        [][]float64
+}
+
+func newRowParts(rows, c int) *rowParts {
+	rp := &rowParts{rows: rows, c: c, per: ceilDiv(rows, sumParts), parts: make([][]float64, sumParts)}
+	for i := range rp.parts {
+		rp.parts[i] = make([]float64, c)
+	}
+	return rp
+}
+
+// sum has acc add rows [r0, r1) into part p's cleared partial sums (its
+// calls run concurrently), then writes the ordered sum of the parts'
+// column j to o[j].
+func (rp *rowParts) sum(o []float32, acc func(p int, dst []float64, r0, r1 int)) {
+	run := func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			clear(rp.parts[p])
+			acc(p, rp.parts[p], min(p*rp.per, rp.rows), min((p+1)*rp.per, rp.rows))
+		}
+	}
+	if rp.rows*rp.c >= parMinElems {
+		parallelChunks(sumParts, 1, run)
+	} else {
+		run(0, sumParts)
+	}
+	for j := range o[:rp.c] {
+		s := rp.parts[0][j]
+		for _, p := range rp.parts[1:] {
+			s += p[j]
+		}
+		o[j] = float32(s)
+	}
+}
+
 // sumToKernel returns the kernel of SumTo from xs to shape. Sums
 // accumulate in float64: reductions feed statistics such as batch norm's
 // E[x²]-E[x]², where float32 rounding of a long sum is amplified.
@@ -92,37 +133,16 @@ func sumToKernel(xs, shape Shape) func([]float32, [][]float32) {
 	if a == 1 && r >= 2*sumParts {
 		// One long reduction: fixed partial sums (in parallel when
 		// large), combined in order.
-		parts := make([][]float64, sumParts)
-		for i := range parts {
-			parts[i] = make([]float64, c)
-		}
-		per := (r + sumParts - 1) / sumParts
+		parts := newRowParts(r, c)
 		return func(o []float32, in [][]float32) {
 			src := in[0][:r*c]
-			run := func(lo, hi int) {
-				for p := lo; p < hi; p++ {
-					acc := parts[p]
-					clear(acc)
-					r0, r1 := min(p*per, r), min((p+1)*per, r)
-					if c == 1 {
-						acc[0] = vec.Sum64(src[r0:r1])
-					} else {
-						vec.AccRows(acc, src[r0*c:r1*c])
-					}
+			parts.sum(o, func(_ int, acc []float64, r0, r1 int) {
+				if c == 1 {
+					acc[0] = vec.Sum64(src[r0:r1])
+				} else {
+					vec.AccRows(acc, src[r0*c:r1*c])
 				}
-			}
-			if r*c >= parMinElems {
-				parallelChunks(sumParts, 1, run)
-			} else {
-				run(0, sumParts)
-			}
-			for j := range o[:c] {
-				s := parts[0][j]
-				for _, p := range parts[1:] {
-					s += p[j]
-				}
-				o[j] = float32(s)
-			}
+			})
 		}
 	}
 	return func(o []float32, in [][]float32) {
