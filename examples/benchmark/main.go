@@ -84,7 +84,7 @@ func main() {
 	width := flag.Float64("width", 1, "mnist_cnn only: the convolutions' filters x width (0.5, 1, 2, 4: 32·width and 64·width filters; the dense layers as the seed)")
 	floorGFLOPs := flag.Float64("floor-gflops", 0, "the machine's peak GFLOP/s for the threads used (one core's GEMM rate x threads): the step line adds the step's GEMM GFLOP, the floor in ms and ms_per_step / floor_ms (0: not printed)")
 	flopsOnly := flag.Bool("flops", false, "print the step's GEMM FLOPs (a flops line) and exit, timing nothing")
-	opStats := flag.Bool("opstats", false, "time each op kind over the timed steps (engine.EnableOpStats) and print an op line per kind, ms per step, largest first")
+	opStats := flag.Bool("opstats", false, "time each op kind over the timed steps (engine.EnableOpStats) and print an op line per kind, ms per step, largest first (with -policy: of the named policy, timed after the alternation)")
 	batch := flag.Int("batch", 64, "global batch size")
 	steps := flag.Int("steps", 50, "timed steps")
 	warmup := flag.Int("warmup", 3, "untimed steps first (tracing, buffer allocation)")
@@ -189,6 +189,17 @@ func main() {
 				ts[0].cpu, *policy, ts[1].cpu, ts[0].cpu/ts[1].cpu, loadAverage())
 			if math.IsNaN(ours.stepMS) {
 				ours.stepMS, ours.medianMS, ours.inferMS = ts[0].mean, ts[0].median, math.NaN()
+			}
+			if *opStats { // op lines of the named policy, from a run of its own after the alternation
+				cli.MustSetPolicy(*policy)
+				timeOps = true
+				t, err := timeSteps(spec, *batch, *steps, *warmup, replicas, 0)
+				timeOps = false
+				cli.MustSetPolicy("float32")
+				if err != nil {
+					log.Fatal(err)
+				}
+				printOpStats(os.Stdout, *model, *batch, *steps, t.ops)
 			}
 			continue
 		}
