@@ -130,3 +130,21 @@ func bf16Interleave(dst []uint32, lo, hi []float32) {
 	}
 	bf16InterleaveGeneric(dst[n:len(lo)], lo[n:], hi[n:len(lo)])
 }
+
+// interleavePanelsAVX512 is interleavePanelsGeneric for n (a multiple of
+// 32) values of lo and hi, 32 to a panel, panels stride words apart.
+//
+//go:noescape
+func interleavePanelsAVX512(dst *uint32, lo, hi *float32, n int, idx *uint16, stride int)
+
+// interleavePanels is interleavePanelsGeneric on AVX512_BF16 where the
+// CPU has it. hi has at least len(lo) values.
+func interleavePanels(dst []uint32, stride int, lo, hi []float32) {
+	n := len(lo)
+	if !useBF16Asm || n == 0 {
+		interleavePanelsGeneric(dst, stride, lo, hi)
+		return
+	}
+	_, _ = dst[(n/BF16PanelWidth-1)*stride+BF16PanelWidth-1], hi[n-1]
+	interleavePanelsAVX512(&dst[0], &lo[0], &hi[0], n, &bf16InterleaveIdx[0], stride)
+}

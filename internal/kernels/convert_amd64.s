@@ -153,3 +153,40 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func interleavePanelsAVX512(dst *uint32, lo, hi *float32, n int, idx *uint16, stride int)
+// bf16InterleaveAVX512 in chunks of 32 values, chunk i written at
+// dst + i*stride words.
+TEXT ·interleavePanelsAVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst+0(FP), DI
+	MOVQ      lo+8(FP), SI
+	MOVQ      hi+16(FP), DX
+	MOVQ      n+24(FP), CX
+	MOVQ      idx+32(FP), AX
+	MOVQ      stride+40(FP), BX
+	SHLQ      $2, BX
+	VMOVDQU16 (AX), Z3
+
+ploop:
+	CMPQ    CX, $32
+	JB      pdone
+	VMOVUPS (SI), Z0
+	VMOVUPS (DX), Z1
+	// VCVTNE2PS2BF16 Z0, Z1, Z2
+	BYTE $0x62; BYTE $0xf2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xd0
+	VPERMW  Z2, Z3, Z2
+	VMOVDQU32 Z2, (DI)
+	VMOVUPS 64(SI), Z0
+	VMOVUPS 64(DX), Z1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xd0
+	VPERMW  Z2, Z3, Z2
+	VMOVDQU32 Z2, 64(DI)
+	ADDQ    $128, SI
+	ADDQ    $128, DX
+	ADDQ    BX, DI
+	SUBQ    $32, CX
+	JMP     ploop
+
+pdone:
+	VZEROUPPER
+	RET

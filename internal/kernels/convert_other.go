@@ -19,3 +19,7 @@ func f32ToF16(dst []uint16, src []float32) { f32ToF16Generic(dst, src) }
 func f16ToF32(dst []float32, src []uint16) { f16ToF32Generic(dst, src) }
 
 func bf16Interleave(dst []uint32, lo, hi []float32) { bf16InterleaveGeneric(dst, lo, hi) }
+
+func interleavePanels(dst []uint32, stride int, lo, hi []float32) {
+	interleavePanelsGeneric(dst, stride, lo, hi)
+}

@@ -244,6 +244,8 @@ type bf16Job struct {
 	// bp: the k block at pc holds panel jr (columns jr..jr+nr) at
 	// bp[pc/2*ncPad+jr*kpBlock:], pair (q, j) at q*nr+j within it.
 	bp             []uint32
+	ap             []uint32 // op(A) packed by the caller (SgemmBF16PackedAB), rows apLd words apart
+	apLd           int
 	ncPad, kcMax   int
 	packItems      int
 	mcItem, ncItem int
@@ -343,7 +345,11 @@ func (j *bf16Job) compute(ws *bf16Workspace, mi, ni int) {
 		// (row i at ws.a[i*kp:], rsa = kp, csa = 1); a transposed A is
 		// interleaved into mr-row panels (rsa = 1, csa = mr).
 		var rsa, csa, panelStride int
+		aBlock := ws.a
 		switch {
+		case j.ap != nil: // one k block: pc is 0
+			aBlock = j.ap[i0*j.apLd:]
+			rsa, csa, panelStride = j.apLd, 1, mr*j.apLd
 		case !j.transA:
 			for i := 0; i < mc; i++ {
 				row := j.a[(i0+i)*j.lda+j.p0+pc:]
@@ -365,7 +371,7 @@ func (j *bf16Job) compute(ws *bf16Workspace, mi, ni int) {
 			bp := &bBlock[(j0+jr)*kp]
 			nrEff := min(nr, nc-jr)
 			for ir := 0; ir < mc; ir += mr {
-				ap := &ws.a[ir/mr*panelStride]
+				ap := &aBlock[ir/mr*panelStride]
 				mrEff := min(mr, mc-ir)
 				cc := c[ir*j.ldc+jr:]
 				if mrEff == mr && nrEff == nr && (!kern.amx || j.alpha == 1 && (beta == 0 || beta == 1)) {
