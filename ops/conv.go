@@ -377,6 +377,13 @@ func conv2D(x, w, b Tensor, relu bool, attrs Conv2DAttrs) Tensor {
 			if len(in) > 2 {
 				ep = newEpilogue(in[2][:cout], relu, &repBias)
 			}
+			if forwardPacked(g, st.gemmMode) {
+				if st.plan != nil {
+					st.plan.dyFresh = false // as forwardBlocked: a new step's dy
+				}
+				forwardPackedRun(g, cout, o, in[0], in[1], scratch, ep)
+				return
+			}
 			if pl := st.plan; pl != nil {
 				pl.forwardBlocked(g, cout, o, in[0], in[1], scratch, ep)
 				return
@@ -507,6 +514,10 @@ func conv2DBackpropFilter(st *convState, x, dy, y Tensor, ws Shape, attrs Conv2D
 	return tr.apply(&Op{
 		name: "Conv2DBackpropFilter", out: ws.Clone(), attrs: fmt.Sprintf("%+v%+v", attrs, g),
 		fwd: func(o []float32, in [][]float32) {
+			if st.filterPacked() {
+				st.backpropFilterPacked(o, in[0], in[1], scratch)
+				return
+			}
 			if pl := st.plan; pl != nil {
 				pl.backpropFilterBlocked(g, cout, o, in[0], in[1], scratch)
 				return

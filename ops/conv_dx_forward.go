@@ -61,5 +61,9 @@ func (d *dxConv) run(dx, dy, w []float32, scratch *scratchArena) {
 			vec.Transpose(d.wt[t*cout*c:(t+1)*cout*c], w[(taps-1-t)*c*cout:(taps-t)*c*cout], c, cout, 0, c)
 		}
 	})
+	if forwardPacked(g, d.plan.gemmMode) {
+		forwardPackedRun(g, c, dx, dy, d.wt, scratch, epilogue{})
+		return
+	}
 	d.plan.forwardBlocked(g, c, dx, dy, d.wt, scratch, epilogue{})
 }

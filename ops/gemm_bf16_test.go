@@ -109,6 +109,10 @@ func TestConvBFloat16GEMM(t *testing.T) {
 		{6, 4, 4, 32, 3, 64, 2, "same"},
 		{64, 1, 1, 40, 1, 36, 1, "same"},   // 1x1: identity panel
 		{5, 13, 13, 32, 3, 64, 1, "valid"}, // the seed CNN's second convolution: blocked im2col and col2im
+		// Filter gradients on packed panels (32·k channels, conv_filter_bf16.go):
+		{40, 8, 8, 64, 1, 32, 2, "valid"}, // 1x1, stride 2
+		{64, 5, 5, 32, 3, 32, 2, "same"},  // stride 2, odd maps: positions paired across rows and images
+		{11, 7, 7, 32, 3, 32, 1, "same"},  // odd positions an image (49): blocks with a half-zero last pair
 	}
 	for _, c := range cases {
 		for _, taps := range []bool{true, false} {

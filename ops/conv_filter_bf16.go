@@ -1,0 +1,152 @@
+package ops
+
+import (
+	"unsafe"
+
+	"github.com/gokeras/gokeras/internal/kernels"
+)
+
+// The filter gradient of a bfloat16 convolution on packed panels.
+//
+// dwᵀ = dyᵀ·cols is a GEMM whose B operand, the im2col panel, is by far
+// the larger: rows x kh*kw*c values against rows x cout of dy. Made in
+// float32 (classRows, im2colImages) and then packed into the bfloat16
+// kernel's pair panels by SgemmBF16, it was written twice and read twice
+// per block, and the tap classes each transposed their own rows of dy:
+// on the ResNet seed's 8x8x64 layer the AMX tiles were 14% of the
+// filter gradient's time, copies, packing and transpositions the rest.
+// Here each pair of output positions' receptive fields goes from x
+// straight into the panels (kernels.InterleaveBF16Panels: one run of
+// kw*c values per kernel row), and dy is transposed into pairs once per
+// block. Windows hanging over the padding multiply zeros (the tap
+// classes' saving of those products is worth less than their copies on
+// these kernels).
+
+// filterPacked reports whether the filter gradient runs on packed panels
+// (backpropFilterPacked): on a hardware bfloat16 kernel, without
+// dilation, with a multiple of the panel width of channels, so that
+// every tap's channels are whole panels, and where it pays (measured on
+// the ResNet seed's layers, BenchmarkConvOp): not for a 1x1 stride-1
+// convolution, whose panel is x itself, nor where more than
+// packedMaxWaste of the taps are padding (3x3 over 2x2 maps, 56%: the
+// tap classes skip those products), nor where a part's GEMM would have
+// a depth under filterPackedRows/2 (outputs of 2x2 maps: a dwᵀ of
+// 256 x 1152 written, transposed and summed for 128 positions took
+// 0.96 ms in the step against 0.55 by tap classes).
+func (s *convState) filterPacked() bool {
+	g := s.g
+	if !s.bf16 || g.dh != 1 || g.dw != 1 || g.c%kernels.BF16PanelWidth != 0 || g.identity() || g.tapWaste() > packedMaxWaste {
+		return false
+	}
+	if g.rows()/filterParts(g.n, g.rows()) < filterPackedRows/2 {
+		return false // too shallow for the output it writes (see below)
+	}
+	_, ok := kernels.BF16PackedKPairs(2)
+	return ok
+}
+
+// packedMaxWaste is the largest padding fraction of the taps for which
+// the filter gradient runs on packed panels (filterPacked).
+const packedMaxWaste = 0.4
+
+// filterPackedRows is the least depth (output positions) of one block of
+// backpropFilterPacked: its GEMM's k, and with kh*kw*c the size of the
+// panels (576 KiB for 3x3x64), which stay in a core's L2.
+const filterPackedRows = 512
+
+// backpropFilterPacked computes dw (kh, kw, c, cout) for x and dy, in the
+// parts of the batch of sumFilterParts (fixed by the geometry, so the
+// result does not depend on the CPU count), each part by blocks of
+// images: pack the block's panels from x, dwᵀ (+)= dyᵀ·panels, and at
+// the end transpose dwᵀ into the part's dw.
+func (s *convState) backpropFilterPacked(dw, x, dy []float32, arena *scratchArena) {
+	g, cout := s.g, s.cout
+	per, p := g.oh*g.ow, g.patch()
+	nb := max(1, ceilDiv(filterPackedRows, per))
+	parts := filterParts(g.n, g.rows())
+	kpMax, _ := kernels.BF16PackedKPairs(min(nb, ceilDiv(g.n, parts)) * per)
+	packed := p * kpMax
+	sumFilterParts(dw, g.n, parts, packed+cout*p, arena, func(dst, buf []float32, _, _, p0, p1 int, serial bool) {
+		bp := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(buf))), packed)
+		wt := buf[packed:][:cout*p]
+		for b0 := p0; b0 < p1; b0 += nb {
+			b1 := min(b0+nb, p1)
+			rows := (b1 - b0) * per
+			kp, _ := kernels.BF16PackedKPairs(rows)
+			g.packPatchPairs(bp[:p*kp], x, b0*per, rows, kp)
+			beta := float32(1)
+			if b0 == p0 {
+				beta = 0
+			}
+			kernels.SgemmBF16PackedB(serial, true, cout, p, rows, dy[b0*per*cout:], cout, bp, beta, wt, p)
+		}
+		transposeOn(serial, dst, wt, cout, p)
+	})
+}
+
+// packPatchPairs writes the im2col rows of output positions [r0,
+// r0+rows) as packed bfloat16 panels for kernels.SgemmBF16PackedB: pair
+// row q holds positions r0+2q and r0+2q+1 (the last alone, paired with
+// zeros, when rows is odd), pair rows from ceil(rows/2) to kp zero. A
+// kernel row whose taps all fall inside both windows is one run of kw*c
+// values of x per position; others go tap by tap, zeros for the padding.
+// g.c is a multiple of the panel width (filterPacked).
+func (g convGeom) packPatchPairs(bp []uint32, x []float32, r0, rows, kp int) {
+	const w = kernels.BF16PanelWidth
+	p, run := g.patch(), g.kw*g.c
+	stride := w * kp
+	zero := make([]float32, g.c)
+	for q := 0; q < kp; q++ {
+		d := bp[q*w:]
+		if 2*q >= rows {
+			for c := 0; c < p; c += w {
+				clear(d[c/w*stride:][:w])
+			}
+			continue
+		}
+		hasHi := 2*q+1 < rows
+		for ky := 0; ky < g.kh; ky++ {
+			col := d[ky*run/w*stride:]
+			lo, lo0, lo1 := g.kernelRow(x, r0+2*q, ky)
+			var hi []float32
+			hi0, hi1 := 0, g.kw
+			if hasHi {
+				hi, hi0, hi1 = g.kernelRow(x, r0+2*q+1, ky)
+			}
+			if lo0 == 0 && lo1 == g.kw && hi0 == 0 && hi1 == g.kw {
+				if hasHi {
+					hi = hi[:run]
+				}
+				kernels.InterleaveBF16Panels(col, stride, lo[:run], hi)
+				continue
+			}
+			for kx := 0; kx < g.kw; kx++ {
+				l, h := zero, zero
+				if kx >= lo0 && kx < lo1 {
+					l = lo[(kx-lo0)*g.c:][:g.c]
+				}
+				if hasHi && kx >= hi0 && kx < hi1 {
+					h = hi[(kx-hi0)*g.c:][:g.c]
+				}
+				kernels.InterleaveBF16Panels(col[kx*g.c/w*stride:], stride, l, h)
+			}
+		}
+	}
+}
+
+// kernelRow returns the taps [k0, k1) of kernel row ky of output
+// position pos that lie inside the input (none when the row is in the
+// padding), and x from tap k0's pixel on: tap kx at run[(kx-k0)*c:].
+func (g convGeom) kernelRow(x []float32, pos, ky int) (run []float32, k0, k1 int) {
+	per := g.oh * g.ow
+	b, rest := pos/per, pos%per
+	oy, ox := rest/g.ow, rest%g.ow
+	iy := oy*g.sh - g.pt + ky
+	if iy < 0 || iy >= g.h {
+		return nil, 0, 0
+	}
+	ix := ox*g.sw - g.pl
+	k0 = max(0, -ix)
+	k1 = max(min(g.kw, g.w-ix), k0)
+	return x[((b*g.h+iy)*g.w+ix+k0)*g.c:], k0, k1
+}
