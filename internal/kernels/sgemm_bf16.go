@@ -411,6 +411,7 @@ func packColPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, j0, kc, 
 	ws.zero = grow(ws.zero, w)
 	zero := ws.zero[:w]
 	clear(zero)
+	ws.edge = grow(ws.edge, 2*w)
 	for q := 0; q < kp; q++ {
 		if 2*q >= kc {
 			for jr := 0; jr < nc; jr += w {
@@ -431,15 +432,17 @@ func packColPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, j0, kc, 
 			bf16Interleave(dst[jr*kp+q*w:][:w], lo[jr:jr+w], h)
 		}
 		if full < nc {
-			d := dst[full*kp+q*w:][:w]
-			for jj := range nc - full {
-				v := uint32(bf16RoundFTZ(math.Float32bits(lo[full+jj])))
-				if hi != nil {
-					v |= uint32(bf16RoundFTZ(math.Float32bits(hi[full+jj]))) << 16
-				}
-				d[jj] = v
+			// the partial panel through zero-padded copies, so that it
+			// too is converted by the vector kernel (a stem convolution's
+			// 147 columns leave 19 in it on every row)
+			tl, th := ws.edge[:w], ws.edge[w:2*w]
+			clear(tl[nc-full:])
+			copy(tl, lo[full:])
+			clear(th)
+			if hi != nil {
+				copy(th, hi[full:nc])
 			}
-			clear(d[nc-full:])
+			bf16Interleave(dst[full*kp+q*w:][:w], tl, th)
 		}
 	}
 }
@@ -592,6 +595,7 @@ type bf16Workspace struct {
 	a, row        []uint32
 	lo, hi        []uint16
 	tmp, ct, zero []float32
+	edge          []float32 // packColPairs' partial panel, lo then hi
 }
 
 type bf16Buf struct{ s []uint32 }
