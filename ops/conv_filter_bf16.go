@@ -24,26 +24,31 @@ import (
 
 // filterPacked reports whether the filter gradient runs on packed panels
 // (backpropFilterPacked): on a hardware bfloat16 kernel, without
-// dilation, with a multiple of the panel width of channels, so that
-// every tap's channels are whole panels, and where it pays (measured on
-// the ResNet seed's layers, BenchmarkConvOp): not for a 1x1 stride-1
-// convolution, whose panel is x itself, nor where more than
-// packedMaxWaste of the taps are padding (3x3 over 2x2 maps, 56%: the
-// tap classes skip those products), nor where a part's GEMM would have
-// a depth under filterPackedRows/2 (outputs of 2x2 maps: a dwᵀ of
+// dilation, with kernel rows of at least filterPackedMinRun values (the
+// pair rows are made a kernel row at a time: a first convolution's runs
+// of 3 values, many per pair, cost more than its GEMM saves), and where
+// it pays (measured on the ResNet seed's layers, BenchmarkConvOp): not
+// for a 1x1 stride-1 convolution, whose panel is x itself, nor where more
+// than packedMaxWaste of the taps are padding (3x3 over 2x2 maps, 56%:
+// the tap classes skip those products), nor where a part's GEMM would
+// have a depth under filterPackedRows/2 (outputs of 2x2 maps: a dwᵀ of
 // 256 x 1152 written, transposed and summed for 128 positions took
 // 0.96 ms in the step against 0.55 by tap classes).
 func (s *convState) filterPacked() bool {
 	g := s.g
-	if !s.bf16 || g.dh != 1 || g.dw != 1 || g.c%kernels.BF16PanelWidth != 0 || g.identity() || g.tapWaste() > packedMaxWaste {
+	if !s.bf16 || g.dh != 1 || g.dw != 1 || g.kw*g.c < filterPackedMinRun || g.identity() || g.tapWaste() > packedMaxWaste {
 		return false
 	}
 	if g.rows()/filterParts(g.n, g.rows()) < filterPackedRows/2 {
-		return false // too shallow for the output it writes (see below)
+		return false // too shallow for the output it writes (see above)
 	}
 	_, ok := kernels.BF16PackedKPairs(2)
 	return ok
 }
+
+// filterPackedMinRun is the shortest kernel row (kw*c values) of a
+// filter gradient on packed panels.
+const filterPackedMinRun = 32
 
 // packedMaxWaste is the largest padding fraction of the taps for which
 // the filter gradient runs on packed panels (filterPacked).
@@ -54,26 +59,38 @@ const packedMaxWaste = 0.4
 // panels (576 KiB for 3x3x64), which stay in a core's L2.
 const filterPackedRows = 512
 
-// backpropFilterPacked computes dw (kh, kw, c, cout) for x and dy, in the
-// parts of the batch of sumFilterParts (fixed by the geometry, so the
-// result does not depend on the CPU count), each part by blocks of
-// images: pack the block's panels from x, dwᵀ (+)= dyᵀ·panels, and at
-// the end transpose dwᵀ into the part's dw.
+// backpropFilterPacked computes dw (kh, kw, c, cout) for x and dy on
+// packed panels (filterPackedRun).
 func (s *convState) backpropFilterPacked(dw, x, dy []float32, arena *scratchArena) {
-	g, cout := s.g, s.cout
+	filterPackedRun(s.g, s.cout, dw, x, dy, arena)
+}
+
+// filterPackedRun computes the filter gradient dw of geometry g with cout
+// outputs in the parts of the batch of sumFilterParts (fixed by the
+// geometry, so the result does not depend on the CPU count), each part
+// by blocks of images: pack the block's panels from x, dwᵀ (+)=
+// dyᵀ·panels, and at the end transpose dwᵀ into the part's dw.
+func filterPackedRun(g convGeom, cout int, dw, x, dy []float32, arena *scratchArena) {
+	const w = kernels.BF16PanelWidth
 	per, p := g.oh*g.ow, g.patch()
+	pPad := ceilDiv(p, w) * w
 	nb := max(1, ceilDiv(filterPackedRows, per))
 	parts := filterParts(g.n, g.rows())
 	kpMax, _ := kernels.BF16PackedKPairs(min(nb, ceilDiv(g.n, parts)) * per)
-	packed := p * kpMax
-	sumFilterParts(dw, g.n, parts, packed+cout*p, arena, func(dst, buf []float32, _, _, p0, p1 int, serial bool) {
+	packed := pPad * kpMax
+	temp := 0 // pair rows made in float32 first (packPatchPairs)
+	if g.c%w != 0 {
+		temp = 2 * pPad
+	}
+	sumFilterParts(dw, g.n, parts, packed+cout*p+temp, arena, func(dst, buf []float32, _, _, p0, p1 int, serial bool) {
 		bp := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(buf))), packed)
 		wt := buf[packed:][:cout*p]
+		rowBuf := buf[packed+cout*p:][:temp]
 		for b0 := p0; b0 < p1; b0 += nb {
 			b1 := min(b0+nb, p1)
 			rows := (b1 - b0) * per
 			kp, _ := kernels.BF16PackedKPairs(rows)
-			g.packPatchPairs(bp[:p*kp], x, b0*per, rows, kp)
+			g.packPatchPairs(bp[:pPad*kp], x, b0*per, rows, kp, rowBuf)
 			beta := float32(1)
 			if b0 == p0 {
 				beta = 0
@@ -87,17 +104,40 @@ func (s *convState) backpropFilterPacked(dw, x, dy []float32, arena *scratchAren
 // packPatchPairs writes the im2col rows of output positions [r0,
 // r0+rows) as packed bfloat16 panels for kernels.SgemmBF16PackedB: pair
 // row q holds positions r0+2q and r0+2q+1 (the last alone, paired with
-// zeros, when rows is odd), pair rows from ceil(rows/2) to kp zero. A
-// kernel row whose taps all fall inside both windows is one run of kw*c
-// values of x per position; others go tap by tap, zeros for the padding.
-// g.c is a multiple of the panel width (filterPacked).
-func (g convGeom) packPatchPairs(bp []uint32, x []float32, r0, rows, kp int) {
+// zeros, when rows is odd), pair rows from ceil(rows/2) to kp zero. With
+// whole panels of channels, a kernel row whose taps all fall inside both
+// windows is one run of kw*c values of x per position, others go tap by
+// tap, zeros for the padding; else (rowBuf: two rows of the patch
+// rounded up to whole panels) both positions' rows are made in float32
+// in rowBuf, then interleaved at once.
+func (g convGeom) packPatchPairs(bp []uint32, x []float32, r0, rows, kp int, rowBuf []float32) {
 	const w = kernels.BF16PanelWidth
 	p, run := g.patch(), g.kw*g.c
+	pPad := ceilDiv(p, w) * w
 	stride := w * kp
+	if g.c%w != 0 {
+		lo, hi := rowBuf[:pPad], rowBuf[pPad:2*pPad]
+		pos := g.position(r0)
+		for q := 0; q < kp; q++ {
+			clear(lo)
+			clear(hi)
+			if 2*q < rows {
+				g.patchRow(lo, x, pos)
+				pos = g.next(pos)
+			}
+			if 2*q+1 < rows {
+				g.patchRow(hi, x, pos)
+				pos = g.next(pos)
+			}
+			kernels.InterleaveBF16Panels(bp[q*w:], stride, lo, hi)
+		}
+		return
+	}
 	zero := make([]float32, g.c)
+	pLo := g.position(r0)
 	for q := 0; q < kp; q++ {
 		d := bp[q*w:]
+		pHi := g.next(pLo)
 		if 2*q >= rows {
 			for c := 0; c < p; c += w {
 				clear(d[c/w*stride:][:w])
@@ -107,11 +147,11 @@ func (g convGeom) packPatchPairs(bp []uint32, x []float32, r0, rows, kp int) {
 		hasHi := 2*q+1 < rows
 		for ky := 0; ky < g.kh; ky++ {
 			col := d[ky*run/w*stride:]
-			lo, lo0, lo1 := g.kernelRow(x, r0+2*q, ky)
+			lo, lo0, lo1 := g.kernelRowAt(x, pLo, ky)
 			var hi []float32
 			hi0, hi1 := 0, g.kw
 			if hasHi {
-				hi, hi0, hi1 = g.kernelRow(x, r0+2*q+1, ky)
+				hi, hi0, hi1 = g.kernelRowAt(x, pHi, ky)
 			}
 			if lo0 == 0 && lo1 == g.kw && hi0 == 0 && hi1 == g.kw {
 				if hasHi {
@@ -131,6 +171,19 @@ func (g convGeom) packPatchPairs(bp []uint32, x []float32, r0, rows, kp int) {
 				kernels.InterleaveBF16Panels(col[kx*g.c/w*stride:], stride, l, h)
 			}
 		}
+		pLo = g.next(pHi)
+	}
+}
+
+// patchRow copies the receptive field of output position p into dst
+// (patch values, zero-initialized by the caller: padding taps stay 0).
+func (g convGeom) patchRow(dst, x []float32, p outPos) {
+	run := g.kw * g.c
+	for ky := 0; ky < g.kh; ky++ {
+		src, k0, k1 := g.kernelRowAt(x, p, ky)
+		if k1 > k0 {
+			copy(dst[ky*run+k0*g.c:], src[:(k1-k0)*g.c])
+		}
 	}
 }
 
@@ -138,15 +191,38 @@ func (g convGeom) packPatchPairs(bp []uint32, x []float32, r0, rows, kp int) {
 // position pos that lie inside the input (none when the row is in the
 // padding), and x from tap k0's pixel on: tap kx at run[(kx-k0)*c:].
 func (g convGeom) kernelRow(x []float32, pos, ky int) (run []float32, k0, k1 int) {
+	return g.kernelRowAt(x, g.position(pos), ky)
+}
+
+// outPos is an output position: image b, row oy, column ox.
+type outPos struct{ b, oy, ox int }
+
+// position returns output position pos (in batch order) as an outPos.
+func (g convGeom) position(pos int) outPos {
 	per := g.oh * g.ow
-	b, rest := pos/per, pos%per
-	oy, ox := rest/g.ow, rest%g.ow
-	iy := oy*g.sh - g.pt + ky
+	rest := pos % per
+	return outPos{pos / per, rest / g.ow, rest % g.ow}
+}
+
+// next returns the output position after p.
+func (g convGeom) next(p outPos) outPos {
+	if p.ox++; p.ox == g.ow {
+		p.ox = 0
+		if p.oy++; p.oy == g.oh {
+			p.oy, p.b = 0, p.b+1
+		}
+	}
+	return p
+}
+
+// kernelRowAt is kernelRow at output position p.
+func (g convGeom) kernelRowAt(x []float32, p outPos, ky int) (run []float32, k0, k1 int) {
+	iy := p.oy*g.sh - g.pt + ky
 	if iy < 0 || iy >= g.h {
 		return nil, 0, 0
 	}
-	ix := ox*g.sw - g.pl
+	ix := p.ox*g.sw - g.pl
 	k0 = max(0, -ix)
 	k1 = max(min(g.kw, g.w-ix), k0)
-	return x[((b*g.h+iy)*g.w+ix+k0)*g.c:], k0, k1
+	return x[((p.b*g.h+iy)*g.w+ix+k0)*g.c:], k0, k1
 }

@@ -94,11 +94,12 @@ func packKernelPanels(bp []uint32, w []float32, k, n, kp int) {
 func (g convGeom) packPatchRows(ap []uint32, x []float32, r0, rows, kp int, serial bool) {
 	run := g.kw * g.c
 	rowsOn(serial, rows, g.patch(), func(lo, hi int) {
-		for r := lo; r < hi; r++ {
+		pos := g.position(r0 + lo)
+		for r := lo; r < hi; r, pos = r+1, g.next(pos) {
 			row := ap[r*kp:][:kp]
 			for ky := 0; ky < g.kh; ky++ {
 				d := row[ky*run/2:][:run/2]
-				src, k0, k1 := g.kernelRow(x, r0+r, ky)
+				src, k0, k1 := g.kernelRowAt(x, pos, ky)
 				if k0 == 0 && k1 == g.kw {
 					kernels.ConvertBF16Pairs(d, src[:run])
 					continue
