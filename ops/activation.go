@@ -22,7 +22,7 @@ func Relu(x Tensor) Tensor {
 func reluGrad(y, dy Tensor) Tensor {
 	if pdy, pooled, a, ok := maxPoolOfRelu(y, dy); ok {
 		a.Masked = true
-		return maxPoolScatter(pdy, pooled, a)
+		return maxPoolScatter(pdy, pooled, a, false)
 	}
 	tr := sameTrace("ReluGrad", y, dy)
 	return tr.apply(&Op{

@@ -265,6 +265,12 @@ func bnCoeffs(mom, gamma, beta []float32, c int, eps float32, rstd, s, t []float
 // 0). Its gradient is the batch norm gradient in two passes; moments get
 // none.
 func BatchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs) Tensor {
+	return batchNormApply(x, moments, gamma, beta, attrs, false)
+}
+
+// batchNormApply is BatchNormApply, its output rounded to bfloat16 by
+// blocks of rows when round (cast_fused.go).
+func batchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs, round bool) Tensor {
 	ins := []Tensor{x, moments}
 	hasGamma, hasBeta := !gamma.IsNone(), !beta.IsNone()
 	if hasGamma {
@@ -290,7 +296,7 @@ func BatchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs) Tensor
 	for range ins[2:] {
 		wrt = append(wrt, true)
 	}
-	return tr.apply(&Op{
+	op := &Op{
 		name: "BatchNormApply", out: xs.Clone(), attrs: bnApplyAttrs{attrs, hasGamma, hasBeta},
 		fwd: func(o []float32, in [][]float32) {
 			var g, b []float32
@@ -303,19 +309,28 @@ func BatchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs) Tensor
 			}
 			bnCoeffs(in[1], g, b, c, attrs.Epsilon, rstd, s, t)
 			src := in[0][:rows*c]
+			blk := roundRowBlock(c)
 			parallelRows(rows, c, func(lo, hi int) {
-				for r := lo; r < hi; r++ {
-					if attrs.Relu {
-						vec.ScaleShiftRelu(o[r*c:(r+1)*c], src[r*c:(r+1)*c], s, t)
-					} else {
-						vec.ScaleShift(o[r*c:(r+1)*c], src[r*c:(r+1)*c], s, t)
+				for r0 := lo; r0 < hi; r0 += blk {
+					r1 := min(r0+blk, hi)
+					for r := r0; r < r1; r++ {
+						if attrs.Relu {
+							vec.ScaleShiftRelu(o[r*c:(r+1)*c], src[r*c:(r+1)*c], s, t)
+						} else {
+							vec.ScaleShift(o[r*c:(r+1)*c], src[r*c:(r+1)*c], s, t)
+						}
+					}
+					if round {
+						roundBFloat16Slice(o[r0*c:r1*c], o[r0*c:r1*c])
 					}
 				}
 			})
 		},
-		wrt: wrt,
+		wrt:  wrt,
+		bf16: round,
 		grad: func(in []Tensor, y, dy Tensor) []Tensor {
 			x, mom := in[0], in[1]
+			dy = castDyIf(round, dy)
 			var g Tensor
 			if hasGamma {
 				g = in[2]
@@ -331,7 +346,7 @@ func BatchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs) Tensor
 			if attrs.Synchronized && attrs.Training {
 				global = AllReduceSum(local)
 			}
-			out := []Tensor{bnGradInput(x, dy, mom, g, global, mask, attrs), {}}
+			out := []Tensor{bnGradInput(x, dy, mom, g, global, mask, attrs, false), {}}
 			if hasGamma {
 				out = append(out, bnParamGrad(local, mom, attrs.Epsilon, true))
 			}
@@ -340,7 +355,21 @@ func BatchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs) Tensor
 			}
 			return out
 		},
-	}, ins...)
+	}
+	if !round {
+		op.roundedBF16 = func(in []Tensor) Tensor {
+			var gamma, beta Tensor
+			k := 2
+			if hasGamma {
+				gamma, k = in[k], k+1
+			}
+			if hasBeta {
+				beta = in[k]
+			}
+			return batchNormApply(in[0], in[1], gamma, beta, attrs, true)
+		}
+	}
+	return tr.apply(op, ins...)
 }
 
 // bnGradSums returns the local per-channel sums of the backward pass,
@@ -411,8 +440,9 @@ func bnGradSums(x, dy, moments, mask Tensor) Tensor {
 //	dx = gamma*rstd * (dy - Σdy/N - (x-mean)*rstd² * Σdy(x-mean)/N)
 //
 // in training, or gamma*rstd*dy with constant statistics; computed as
-// dy*P + x*Q + R per channel in one pass.
-func bnGradInput(x, dy, moments, gamma, sums, mask Tensor, attrs BatchNormAttrs) Tensor {
+// dy*P + x*Q + R per channel in one pass, rounded to bfloat16 by blocks of
+// rows when round (cast_fused.go).
+func bnGradInput(x, dy, moments, gamma, sums, mask Tensor, attrs BatchNormAttrs, round bool) Tensor {
 	ins := []Tensor{x, dy, moments, sums}
 	hasGamma, masked := !gamma.IsNone(), !mask.IsNone()
 	if hasGamma {
@@ -426,7 +456,7 @@ func bnGradInput(x, dy, moments, gamma, sums, mask Tensor, attrs BatchNormAttrs)
 	xs := x.Shape()
 	rows := xs.Size() / c
 	P, Q, R := make([]float32, c), make([]float32, c), make([]float32, c)
-	return tr.apply(&Op{
+	op := &Op{
 		name: "BatchNormGradInput", out: xs.Clone(), attrs: fmt.Sprintf("%+v masked=%v gamma=%v", attrs, masked, hasGamma),
 		fwd: func(o []float32, in [][]float32) {
 			xv, g, mom, sm := in[0][:rows*c], in[1][:rows*c], in[2], in[3]
@@ -453,19 +483,41 @@ func bnGradInput(x, dy, moments, gamma, sums, mask Tensor, attrs BatchNormAttrs)
 				}
 				P[j], Q[j], R[j] = float32(p), float32(q), float32(rr)
 			}
+			blk := roundRowBlock(c)
 			parallelRows(rows, c, func(lo, hi int) {
-				for r := lo; r < hi; r++ {
-					dst, dyr := o[r*c:(r+1)*c], g[r*c:(r+1)*c]
-					if masked {
-						vec.ReluGrad(dst, m[r*c:(r+1)*c], dyr)
-						dyr = dst
+				for r0 := lo; r0 < hi; r0 += blk {
+					r1 := min(r0+blk, hi)
+					for r := r0; r < r1; r++ {
+						dst, dyr := o[r*c:(r+1)*c], g[r*c:(r+1)*c]
+						if masked {
+							vec.ReluGrad(dst, m[r*c:(r+1)*c], dyr)
+							dyr = dst
+						}
+						vec.DualAffine(dst, dyr, P, xv[r*c:(r+1)*c], Q, R)
 					}
-					vec.DualAffine(dst, dyr, P, xv[r*c:(r+1)*c], Q, R)
+					if round {
+						roundBFloat16Slice(o[r0*c:r1*c], o[r0*c:r1*c])
+					}
 				}
 			})
 		},
-		wrt: make([]bool, len(ins)),
-	}, ins...)
+		wrt:  make([]bool, len(ins)),
+		bf16: round,
+	}
+	if !round {
+		op.roundedBF16 = func(in []Tensor) Tensor {
+			var gamma, mask Tensor
+			k := 4
+			if hasGamma {
+				gamma, k = in[k], k+1
+			}
+			if masked {
+				mask = in[k]
+			}
+			return bnGradInput(in[0], in[1], in[2], gamma, in[3], mask, attrs, true)
+		}
+	}
+	return tr.apply(op, ins...)
 }
 
 // bnParamGrad returns the gradient of gamma (Σdy*xhat = rstd*Σdy(x-mean))

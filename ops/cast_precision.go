@@ -3,7 +3,7 @@ package ops
 import (
 	"math"
 
-	"github.com/gokeras/gokeras/internal/kernels"
+	"github.com/gokeras/gokeras/internal/vec"
 )
 
 // Float32ToBFloat16Bits returns the bfloat16 nearest x (ties to even), as
@@ -100,11 +100,14 @@ func RoundFloat16(x float32) float32 { return Float16BitsToFloat32(Float32ToFloa
 // as the gradient of a cast is the cast of dy back to the input's dtype
 // with dy already in bfloat16 below it.
 func CastToBFloat16(x Tensor) Tensor {
-	if castBy(x, "CastToBFloat16") || castBy(x, "CastToBFloat16Exact") {
+	if castBy(x, "CastToBFloat16") || castBy(x, "CastToBFloat16Exact") || roundedBy(x) {
 		return x // already rounded: rounding is idempotent, and so is its gradient
 	}
 	if bfloat16Exact(x, 8) {
 		return castExactBFloat16(x)
+	}
+	if y, ok := fuseCastBF16(x); ok {
+		return y // the producer rounds as it writes (cast_fused.go)
 	}
 	return unary("CastToBFloat16", x, unaryAttrs{}, roundBFloat16Slice,
 		func(_, _, dy Tensor) Tensor { return CastToBFloat16(dy) })
@@ -128,9 +131,10 @@ func castExactBFloat16(x Tensor) Tensor {
 }
 
 // bfloat16Exact reports whether every value of x is a bfloat16 value
-// whatever the inputs, by its producer: a bfloat16 cast, or an op whose
-// outputs are values of one input (or zero) when that input is exact: a
-// Reshape, a max pooling, a ReLU, a ReLU's gradient, a max pooling's
+// whatever the inputs, by its producer: a bfloat16 cast, an op that
+// rounds its output itself (Op.RoundsBFloat16, cast_fused.go), or an op
+// whose outputs are values of one input (or zero) when that input is
+// exact: a Reshape, a max pooling, a ReLU, a ReLU's gradient, a max pooling's
 // gradient whose windows do not overlap (each input gets at most one
 // dy; overlapping windows would sum). depth bounds the walk.
 func bfloat16Exact(x Tensor, depth int) bool {
@@ -140,6 +144,9 @@ func bfloat16Exact(x Tensor, depth int) bool {
 	o, ok := x.n.Op().(*Op)
 	if !ok {
 		return false
+	}
+	if o.bf16 {
+		return true // an op that rounds its output (cast_fused.go)
 	}
 	from := -1 // the input whose values the output holds
 	switch o.name {
@@ -199,13 +206,16 @@ func castBy(x Tensor, kind string) bool {
 	return ok && o.name == kind
 }
 
-// roundBFloat16Slice is RoundBFloat16 over a slice, on the bits in
-// place (the compiler keeps it free of calls).
+// roundBFloat16Slice is RoundBFloat16 over a slice (dst and x may be the
+// same), the rounding of CastToBFloat16 and of the ops that round their
+// output (cast_fused.go).
 func roundBFloat16Slice(dst, x []float32) {
-	// kernels.RoundBF16 is the same rounding (RNE, NaN made quiet,
-	// subnormals kept) on AVX-512 BF16 where the CPU has it, about 3x this
-	// package's scalar loop; the casts were a quarter of a mixed step.
-	kernels.RoundBF16(dst, x[:len(dst)])
+	// vec.RoundBF16 is the same rounding (RNE on the bits, NaN made
+	// quiet, subnormals kept) in AVX-512 integer arithmetic, 16 floats
+	// an iteration: twice kernels.RoundBF16's rate (VCVTNEPS2BF16 into a
+	// buffer and back, 4096 floats in L1), which was 3x a scalar loop;
+	// the casts were a quarter of a mixed step.
+	vec.RoundBF16(dst, x[:len(dst)])
 }
 
 func roundSlice(f func(float32) float32) func(dst, x []float32) {

@@ -328,13 +328,14 @@ func (a *scratchArena) get(n int) []float32 {
 // hangs over the padding (small feature maps), by tap classes
 // (conv_taps.go) so that the padding zeros are not multiplied.
 func Conv2D(x, w Tensor, attrs Conv2DAttrs) Tensor {
-	return conv2D(x, w, Tensor{}, false, attrs)
+	return conv2D(x, w, Tensor{}, false, false, attrs)
 }
 
 // conv2D is Conv2D, followed, when b is not None, by an epilogue adding
 // the bias b and, when relu, applying the ReLU to each block of output
-// rows while it is in cache (Conv2DBias, conv_bias.go).
-func conv2D(x, w, b Tensor, relu bool, attrs Conv2DAttrs) Tensor {
+// rows while it is in cache (Conv2DBias, conv_bias.go), then, when round,
+// rounding them to bfloat16 (cast_fused.go).
+func conv2D(x, w, b Tensor, relu, round bool, attrs Conv2DAttrs) Tensor {
 	name := "Conv2D"
 	ins := []Tensor{x, w}
 	if !b.IsNone() {
@@ -376,6 +377,7 @@ func conv2D(x, w, b Tensor, relu bool, attrs Conv2DAttrs) Tensor {
 			var ep epilogue // the bias and ReLU, applied by rows (conv_bias.go)
 			if len(in) > 2 {
 				ep = newEpilogue(in[2][:cout], relu, &repBias)
+				ep.round = round
 			}
 			if forwardPacked(g, st.gemmMode) {
 				if st.plan != nil {
@@ -433,11 +435,15 @@ func conv2D(x, w, b Tensor, relu bool, attrs Conv2DAttrs) Tensor {
 		},
 		grad: func(in []Tensor, y, dy Tensor) []Tensor {
 			if len(in) == 2 {
-				return []Tensor{conv2DBackpropInput(st, in[1], dy, y, attrs), conv2DBackpropFilter(st, in[0], dy, y, ws, attrs)}
+				return []Tensor{conv2DBackpropInput(st, in[1], dy, y, attrs, false), conv2DBackpropFilter(st, in[0], dy, y, ws, attrs)}
 			}
-			g, db := biasEpilogueGrad(y, dy, relu)
-			return []Tensor{conv2DBackpropInput(st, in[1], g, y, attrs), conv2DBackpropFilter(st, in[0], g, y, ws, attrs), db}
+			g, db := biasEpilogueGrad(y, castDyIf(round, dy), relu)
+			return []Tensor{conv2DBackpropInput(st, in[1], g, y, attrs, false), conv2DBackpropFilter(st, in[0], g, y, ws, attrs), db}
 		},
+		bf16: round,
+	}
+	if len(ins) == 3 && !round {
+		op.roundedBF16 = func(in []Tensor) Tensor { return conv2D(in[0], in[1], in[2], relu, true, attrs) }
 	}
 	return tr.apply(op, ins...)
 }
@@ -445,8 +451,10 @@ func conv2D(x, w, b Tensor, relu bool, attrs Conv2DAttrs) Tensor {
 // conv2DBackpropInput is dL/dx = col2im(dy · wᵀ). With a tap-class plan it
 // reads the rows of dy that the forward pass marked stale and the filter
 // gradient may have gathered (gatherDy), so it takes the forward output y
-// as an input (unused by the kernel) to run after it.
-func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tensor {
+// as an input (unused by the kernel) to run after it. When round, it
+// rounds dx to bfloat16 as it finishes each block of images
+// (cast_fused.go).
+func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs, round bool) Tensor {
 	g := st.g
 	cout := w.Shape()[3]
 	ins := []Tensor{w, dy}
@@ -459,21 +467,24 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tens
 	if st.plan != nil && (!st.bf16 || bf16Faster(false, g.rows(), g.c, g.kh*g.kw*cout)) {
 		dc = newDxConv(g, cout, st.gemmMode)
 	}
-	return tr.apply(&Op{
+	op := &Op{
 		name: "Conv2DBackpropInput", out: Shape{g.n, g.h, g.w, g.c}, attrs: fmt.Sprintf("%+v%+v", attrs, g),
 		fwd: func(o []float32, in [][]float32) {
 			if dc != nil {
-				dc.run(o, in[1], in[0], scratch)
+				dc.run(o, in[1], in[0], scratch, round)
 				return
 			}
 			if pl := st.plan; pl != nil {
-				pl.backpropInput(g, cout, o, in[1], in[0], scratch)
+				pl.backpropInput(g, cout, o, in[1], in[0], scratch, round)
 				return
 			}
 			if g.identity() {
 				p, per := g.patch(), g.oh*g.ow
 				splitImages(g.n, g.n).run(func(_, b0, b1 int, serial bool) {
 					st.gemm(serial)(false, true, (b1-b0)*per, p, cout, 1, in[1][b0*per*cout:], cout, in[0], cout, 0, o[b0*per*p:], p)
+					if round {
+						roundOn(serial, o[b0*per*p:b1*per*p])
+					}
 				})
 				return
 			}
@@ -486,10 +497,25 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs) Tens
 				dcols := buf[slot*s.nb*per*p:][:(b1-b0)*per*p]
 				st.gemm(serial)(false, true, (b1-b0)*per, p, cout, 1, in[1][b0*per*cout:], cout, in[0], cout, 0, dcols, p)
 				g.col2imImages(o, dcols, b0, b1, serial)
+				if round {
+					img := g.h * g.w * g.c
+					roundOn(serial, o[b0*img:b1*img])
+				}
 			})
 		},
-		wrt: make([]bool, len(ins)),
-	}, ins...)
+		wrt:  make([]bool, len(ins)),
+		bf16: round,
+	}
+	if !round {
+		op.roundedBF16 = func(in []Tensor) Tensor {
+			var y Tensor
+			if len(in) > 2 {
+				y = in[2]
+			}
+			return conv2DBackpropInput(st, in[0], in[1], y, attrs, true)
+		}
+	}
+	return tr.apply(op, ins...)
 }
 
 // dxBlockFloats bounds the column rows that an input gradient computes

@@ -14,14 +14,18 @@ import "github.com/gokeras/gokeras/internal/vec"
 // additions and the same ReLU in the same order. The unfused Conv2D stays
 // in the graph; executors skip it when nothing else reads it.
 
-// epilogue is the bias (nil: none) and ReLU of a Conv2DBias. rep holds
-// the bias repeated over several rows: the epilogue adds it to that many
+// epilogue is the bias (nil: none) and ReLU of a Conv2DBias, and the
+// rounding to bfloat16 of a convolution that rounds its output
+// (cast_fused.go; width is then the output's channels). rep holds the
+// bias repeated over several rows: the epilogue adds it to that many
 // rows per call, where a call per row (32 channels in the CNN) cost more
 // than the additions.
 type epilogue struct {
-	bias []float32
-	relu bool
-	rep  []float32
+	bias  []float32
+	relu  bool
+	rep   []float32
+	round bool
+	width int
 }
 
 // epilogueRepFloats is the length of an epilogue's repeated bias (about).
@@ -39,22 +43,35 @@ func newEpilogue(bias []float32, relu bool, buf *[]float32) epilogue {
 	for i := 0; i < k; i++ {
 		copy(rep[i*c:(i+1)*c], bias)
 	}
-	return epilogue{bias: bias, relu: relu, rep: rep}
+	return epilogue{bias: bias, relu: relu, rep: rep, width: c}
 }
 
-func (e epilogue) active() bool { return e.bias != nil }
+// roundingEpilogue is the epilogue of a convolution without a bias that
+// rounds its c-channel output to bfloat16.
+func roundingEpilogue(c int) epilogue { return epilogue{round: true, width: c} }
+
+func (e epilogue) active() bool { return e.bias != nil || e.round }
 
 // epilogueBlockFloats bounds the output floats a convolution computes
 // before its epilogue runs over them (they stay in a core's cache).
 const epilogueBlockFloats = 64 << 10
 
-// apply adds the bias to rows [r0, r1) of y (and applies the ReLU), on
-// the calling goroutine when serial.
+// apply adds the bias to rows [r0, r1) of y (and applies the ReLU, then
+// the rounding), on the calling goroutine when serial.
 func (e epilogue) apply(y []float32, r0, r1 int, serial bool) {
-	if e.bias == nil {
+	if !e.active() {
 		return
 	}
-	c := len(e.bias)
+	c := e.width
+	if e.bias == nil { // rounding only
+		rowsOn(serial, r1-r0, c, func(lo, hi int) {
+			for r := r0 + lo; r < r0+hi; r += roundRowBlock(c) {
+				rows := y[r*c : min(r+roundRowBlock(c), r0+hi)*c]
+				roundBFloat16Slice(rows, rows)
+			}
+		})
+		return
+	}
 	k := len(e.rep) / c
 	rowsOn(serial, r1-r0, c, func(lo, hi int) {
 		for r := r0 + lo; r < r0+hi; r += k {
@@ -63,6 +80,9 @@ func (e epilogue) apply(y []float32, r0, r1 int, serial bool) {
 				vec.AddRelu(rows, rows, e.rep[:len(rows)])
 			} else {
 				vec.Add(rows, rows, e.rep[:len(rows)])
+			}
+			if e.round {
+				roundBFloat16Slice(rows, rows)
 			}
 		}
 	})
@@ -82,14 +102,14 @@ func fuseConvBias(x, b Tensor) (Tensor, bool) {
 		return Tensor{}, false
 	}
 	ch := Children(x.tr.g, x.n)
-	return conv2D(x.tr.wrap(ch[0]), x.tr.wrap(ch[1]), b, false, op.attrs.(Conv2DAttrs)), true
+	return conv2D(x.tr.wrap(ch[0]), x.tr.wrap(ch[1]), b, false, false, op.attrs.(Conv2DAttrs)), true
 }
 
-// fuseConvBiasRelu returns the Conv2DBias y with the ReLU in its epilogue,
-// for Relu(y).
+// fuseConvBiasRelu returns the Conv2DBias y with the ReLU in its epilogue
+// (rounding its output still if y's op did), for Relu(y).
 func fuseConvBiasRelu(y Tensor, op *Op) Tensor {
 	ch := Children(y.tr.g, y.n)
-	return conv2D(y.tr.wrap(ch[0]), y.tr.wrap(ch[1]), y.tr.wrap(ch[2]), true, op.attrs.(Conv2DAttrs))
+	return conv2D(y.tr.wrap(ch[0]), y.tr.wrap(ch[1]), y.tr.wrap(ch[2]), true, op.bf16, op.attrs.(Conv2DAttrs))
 }
 
 // biasEpilogueGrad returns the gradient of a bias epilogue's input (dy

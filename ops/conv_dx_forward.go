@@ -50,8 +50,9 @@ func newDxConv(g convGeom, cout int, gm gemmMode) *dxConv {
 	return d
 }
 
-// run computes dx from dy and the forward kernel w (kh, kw, c, cout).
-func (d *dxConv) run(dx, dy, w []float32, scratch *scratchArena) {
+// run computes dx from dy and the forward kernel w (kh, kw, c, cout),
+// rounded to bfloat16 when round.
+func (d *dxConv) run(dx, dy, w []float32, scratch *scratchArena, round bool) {
 	g := d.g // input channels cout, output channels c (forward's)
 	c, cout := len(w)/(g.kh*g.kw*g.c), g.c
 	taps := g.kh * g.kw
@@ -61,9 +62,13 @@ func (d *dxConv) run(dx, dy, w []float32, scratch *scratchArena) {
 			vec.Transpose(d.wt[t*cout*c:(t+1)*cout*c], w[(taps-1-t)*c*cout:(taps-t)*c*cout], c, cout, 0, c)
 		}
 	})
+	var ep epilogue
+	if round {
+		ep = roundingEpilogue(c)
+	}
 	if forwardPacked(g, d.plan.gemmMode) {
-		forwardPackedRun(g, c, dx, dy, d.wt, scratch, epilogue{})
+		forwardPackedRun(g, c, dx, dy, d.wt, scratch, ep)
 		return
 	}
-	d.plan.forwardBlocked(g, c, dx, dy, d.wt, scratch, epilogue{})
+	d.plan.forwardBlocked(g, c, dx, dy, d.wt, scratch, ep)
 }

@@ -193,8 +193,9 @@ func (pl *convPlan) classDy(cl *tapClass, dy []float32, cout int) ([]float32, in
 // backpropInput computes dx = Σ_class col2im(dy_class · w_classᵀ), the
 // kernel rows read in place (eachKernelRows), each part giving its columns
 // of the class's column rows. The batch is split over the cores
-// (imageSplit), each adding every class into its images' dx.
-func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w []float32, arena *scratchArena) {
+// (imageSplit), each adding every class into its images' dx, then
+// rounding them to bfloat16 when round.
+func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w []float32, arena *scratchArena, round bool) {
 	pl.gatherDy(dy, cout)
 	s := splitImages(g.n, g.n)
 	perSlot := 0
@@ -242,6 +243,9 @@ func (pl *convPlan) backpropInput(g convGeom, cout int, dx, dy, w []float32, are
 				})
 				pl.scatterDx(g, cl, dx, dcols, b0, b1, serial)
 			}
+		}
+		if round {
+			roundOn(serial, dx[p0*g.h*g.w*g.c:p1*g.h*g.w*g.c])
 		}
 	})
 }

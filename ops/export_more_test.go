@@ -17,3 +17,11 @@ func SetConvBiasFusion(on bool) (was bool) {
 	noConvBiasFusion = !on
 	return was
 }
+
+// SetBF16Fusion turns the rounding of CastToBFloat16 into its input's op
+// (cast_fused.go) on or off and returns the previous setting. Tests only.
+func SetBF16Fusion(on bool) (was bool) {
+	was = !noBF16Fusion
+	noBF16Fusion = !on
+	return was
+}

@@ -60,7 +60,7 @@ func fuseRelu(x Tensor) (Tensor, bool) {
 			beta = ts[k]
 		}
 		a.BatchNormAttrs.Relu = true
-		return BatchNormApply(ts[0], ts[1], gamma, beta, a.BatchNormAttrs), true
+		return batchNormApply(ts[0], ts[1], gamma, beta, a.BatchNormAttrs, op.bf16), true
 	}
 	return Tensor{}, false
 }
@@ -93,20 +93,39 @@ func BiasAddRelu(x, b Tensor) Tensor {
 
 // AddRelu returns max(a + b, 0) (NaN where a + b is NaN, as [Relu]) for
 // a and b of one shape, in one pass.
-func AddRelu(a, b Tensor) Tensor {
+func AddRelu(a, b Tensor) Tensor { return addRelu(a, b, false) }
+
+// addRelu is AddRelu, rounding its output to bfloat16 by blocks when
+// round (cast_fused.go).
+func addRelu(a, b Tensor, round bool) Tensor {
 	tr := sameTrace("AddRelu", a, b)
 	if !a.Shape().Equal(b.Shape()) {
 		fail("AddRelu", "shapes %v and %v differ", a.Shape(), b.Shape())
 	}
-	return tr.apply(&Op{
+	op := &Op{
 		name: "AddRelu", out: a.Shape().Clone(), attrs: binaryAttrs{},
 		fwd: func(o []float32, in [][]float32) {
 			x, y := in[0][:len(o)], in[1][:len(o)]
-			parallelElems(len(o), func(lo, hi int) { vec.AddRelu(o[lo:hi], x[lo:hi], y[lo:hi]) })
+			parallelElems(len(o), func(lo, hi int) {
+				if !round {
+					vec.AddRelu(o[lo:hi], x[lo:hi], y[lo:hi])
+					return
+				}
+				for b0 := lo; b0 < hi; b0 += roundBlockFloats {
+					b1 := min(b0+roundBlockFloats, hi)
+					vec.AddRelu(o[b0:b1], x[b0:b1], y[b0:b1])
+					roundBFloat16Slice(o[b0:b1], o[b0:b1])
+				}
+			})
 		},
 		grad: func(_ []Tensor, y, dy Tensor) []Tensor {
-			g := reluGrad(y, dy)
+			g := reluGrad(y, castDyIf(round, dy))
 			return []Tensor{g, g}
 		},
-	}, a, b)
+		bf16: round,
+	}
+	if !round {
+		op.roundedBF16 = func(in []Tensor) Tensor { return addRelu(in[0], in[1], true) }
+	}
+	return tr.apply(op, a, b)
 }

@@ -102,6 +102,87 @@ func TestGradientsFused(t *testing.T) {
 	}
 }
 
+// TestGradientsBF16Fused checks the ops that round their output to
+// bfloat16 (CastToBFloat16 of their output, fused; cast_fused.go) by
+// central differences of the same ops without the rounding, with
+// bfloat16 weights on the output (so that the cast's gradient, the
+// weights rounded, changes nothing). Where an input is cast too, its
+// gradient is the rounded one of the fused input gradient
+// (Conv2DBackpropInput, BatchNormGradInput, MaxPool2DGrad): within a
+// bfloat16 rounding of the differences.
+func TestGradientsBF16Fused(t *testing.T) {
+	s := func(d ...int) ops.Shape { return ops.Shape(d) }
+	spread := func(_ int, r *rand.Rand) float32 { return float32(r.NormFloat64()*1.5 + 0.3) }
+	same := ops.Conv2DAttrs{Strides: [2]int{1, 1}, Padding: "same"}
+	valid := ops.Conv2DAttrs{Strides: [2]int{1, 1}, Padding: "valid"}
+	conv := func(a ops.Conv2DAttrs, x []ops.Tensor) ops.Tensor {
+		return ops.BiasAdd(ops.Conv2D(x[0], x[1], a), x[2])
+	}
+	pool := ops.Pool2DAttrs{Pool: [2]int{3, 3}, Strides: [2]int{2, 2}, Padding: "same"}
+	// x[0] in bfloat16, so that its cast changes nothing at the point
+	// differenced
+	bf16First := func(g func(int, *rand.Rand) float32) func(int, *rand.Rand) float32 {
+		return func(i int, r *rand.Rand) float32 {
+			v := r.Float32()*2 - 1
+			if g != nil {
+				v = g(i, r)
+			}
+			if i == 0 {
+				v = ops.RoundBFloat16(v)
+			}
+			return v
+		}
+	}
+	cases := []gradCase{
+		{name: "Conv2DBiasRoundIm2col", shapes: []ops.Shape{s(2, 5, 5, 2), s(3, 3, 2, 3), s(3)},
+			build:  func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.CastToBFloat16(conv(valid, x)) },
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return conv(valid, x) }},
+		{name: "Conv2DBiasReluRoundTapClasses", shapes: []ops.Shape{s(3, 2, 2, 3), s(3, 3, 3, 4), s(4)},
+			build:  func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.CastToBFloat16(ops.Relu(conv(same, x))) },
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Relu(conv(same, x)) }},
+		{name: "ReluOfConv2DBiasRound", shapes: []ops.Shape{s(2, 4, 4, 2), s(3, 3, 2, 3), s(3)},
+			build:  func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Relu(ops.CastToBFloat16(conv(same, x))) },
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Relu(conv(same, x)) }},
+		{name: "BatchNormApplyRound", shapes: []ops.Shape{s(4, 3, 2, 5), s(5), s(5)}, gen: spread, tol: 3e-3,
+			build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+				return ops.CastToBFloat16(bnTrain(x[0], x[1], x[2], false, false))
+			},
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return bnTrain(x[0], x[1], x[2], false, false) }},
+		{name: "ReluOfBatchNormApplyRound", shapes: []ops.Shape{s(6, 4), s(4), s(4)}, gen: spread, tol: 3e-3,
+			build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+				return ops.Relu(ops.CastToBFloat16(bnTrain(x[0], x[1], x[2], false, false)))
+			},
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return bnTrain(x[0], x[1], x[2], true, false) }},
+		{name: "AddReluRound", shapes: []ops.Shape{s(3, 7), s(3, 7)},
+			build:  func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.CastToBFloat16(ops.AddRelu(x[0], x[1])) },
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.AddRelu(x[0], x[1]) }},
+		{name: "ReluOfAddRound", shapes: []ops.Shape{s(3, 7), s(3, 7)},
+			build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+				return ops.Relu(ops.CastToBFloat16(ops.Add(x[0], x[1])))
+			},
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.AddRelu(x[0], x[1]) }},
+		// input gradients rounded as they are written
+		{name: "Conv2DBackpropInputRound", shapes: []ops.Shape{s(2, 5, 5, 2), s(3, 3, 2, 3), s(3)}, gen: bf16First(nil), tol: 6e-3,
+			build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+				return ops.CastToBFloat16(conv(same, []ops.Tensor{ops.CastToBFloat16(x[0]), x[1], x[2]}))
+			},
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return conv(same, x) }},
+		{name: "BatchNormGradInputRound", shapes: []ops.Shape{s(4, 3, 2, 5), s(5), s(5)}, gen: bf16First(spread), tol: 6e-3,
+			build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+				return ops.CastToBFloat16(bnTrain(ops.CastToBFloat16(x[0]), x[1], x[2], true, false))
+			},
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return bnTrain(x[0], x[1], x[2], true, false) }},
+		{name: "MaxPool2DGradRound", shapes: []ops.Shape{s(2, 5, 5, 3)}, gen: bf16First(nil), tol: 6e-3,
+			build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+				return ops.CastToBFloat16(ops.MaxPool2D(ops.CastToBFloat16(x[0]), pool))
+			},
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.MaxPool2D(x[0], pool) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { checkGrad(t, c) })
+	}
+}
+
 // TestBatchNormFusedMatchesComposite compares the fused training batch norm
 // (forward and gradients) with the same function composed from the basic
 // ops, on a tensor large enough for the parallel partial sums.

@@ -18,6 +18,12 @@ type gradCase struct {
 	build  func(tr *ops.Trace, xs []ops.Tensor) ops.Tensor
 	gen    func(i int, r *rand.Rand) float32
 	tol    float64
+	// smooth, when set, is build without its rounding to bfloat16 (an op
+	// that rounds its output, cast_fused.go, is piecewise constant): the
+	// finite differences are of smooth, and the weights R are bfloat16,
+	// so that build's gradient (the cast's, R rounded, then the op's) is
+	// smooth's.
+	smooth func(tr *ops.Trace, xs []ops.Tensor) ops.Tensor
 }
 
 // checkGrad compares the symbolic gradient of L = sum(f(x) * R), for a
@@ -48,6 +54,9 @@ func checkGrad(t *testing.T, c gradCase) {
 	weights = make([]float32, y.Shape().Size())
 	for j := range weights {
 		weights[j] = r.Float32()*2 - 1
+		if c.smooth != nil {
+			weights[j] = ops.RoundBFloat16(weights[j])
+		}
 	}
 	loss := ops.Sum(ops.Mul(y, tr.Constant(y.Shape(), weights)), false)
 	grads, err := ops.Gradients(loss, vars)
@@ -65,8 +74,19 @@ func checkGrad(t *testing.T, c gradCase) {
 	if err != nil {
 		t.Fatalf("%s: compile: %v", c.name, err)
 	}
+	fd := p // the program whose loss is differenced
+	if c.smooth != nil {
+		str := ops.NewTrace(true, 0, 7)
+		sxs := make([]ops.Tensor, len(vars))
+		for i, v := range vars {
+			sxs[i] = str.Read(v)
+		}
+		if fd, err = engine.Compile(str, []ops.Tensor{c.smooth(str, sxs)}); err != nil {
+			t.Fatalf("%s: compile smooth: %v", c.name, err)
+		}
+	}
 	lossAt := func() float64 {
-		vals, err := p.Run(engine.Single{}, nil)
+		vals, err := fd.Run(engine.Single{}, nil)
 		if err != nil {
 			t.Fatalf("%s: run: %v", c.name, err)
 		}

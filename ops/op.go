@@ -30,6 +30,13 @@ type Op struct {
 	grad func(in []Tensor, y, dy Tensor) []Tensor
 	wrt  []bool
 	tr   *Trace
+	// bf16 marks a kernel that rounds its output to bfloat16 as it
+	// writes it (cast_fused.go): the op is CastToBFloat16 of its plain
+	// variant, fused.
+	bf16 bool
+	// roundedBF16, when set, builds the variant of this op whose kernel
+	// rounds its output to bfloat16 (bf16), from this op's inputs.
+	roundedBF16 func(in []Tensor) Tensor
 }
 
 var (
@@ -42,6 +49,13 @@ func (o *Op) Kind() string { return o.name }
 
 // Attrs returns the op's attributes (a struct specific to Kind).
 func (o *Op) Attrs() any { return o.attrs }
+
+// RoundsBFloat16 reports whether the op's kernel rounds its output to
+// bfloat16 (ties to even, as [CastToBFloat16]): the op of this Kind and
+// Attrs followed by that cast, fused into one pass (cast_fused.go). An
+// executor for another device runs the cast after the op or falls back
+// to the CPU kernel.
+func (o *Op) RoundsBFloat16() bool { return o.bf16 }
 
 // InputShapes returns the shapes of the op's inputs.
 func (o *Op) InputShapes() []Shape { return o.ins }
@@ -132,6 +146,9 @@ func (o *Op) OverwritesInput() int { return -1 }
 // determines the result, since gorgonia merges nodes with equal hashes.
 func (o *Op) WriteHash(h hash.Hash) {
 	fmt.Fprintf(h, "%s%v->%v%+v", o.name, o.ins, o.out, o.attrs)
+	if o.bf16 {
+		fmt.Fprint(h, " bf16")
+	}
 }
 
 // Hashcode implements gorgonia.Op.
@@ -141,7 +158,12 @@ func (o *Op) Hashcode() uint32 {
 	return h.Sum32()
 }
 
-func (o *Op) String() string { return fmt.Sprintf("%s%+v", o.name, o.attrs) }
+func (o *Op) String() string {
+	if o.bf16 {
+		return fmt.Sprintf("%s%+v bf16", o.name, o.attrs)
+	}
+	return fmt.Sprintf("%s%+v", o.name, o.attrs)
+}
 
 // DiffWRT implements gorgonia.SDOp.
 func (o *Op) DiffWRT(n int) []bool {

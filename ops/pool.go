@@ -86,12 +86,13 @@ type maxPoolGradAttrs struct {
 // maxPoolGrad scatters dy to the argmax positions found by the forward
 // pass; the forward output y is an input only to order the two.
 func maxPoolGrad(dy, y Tensor, xs Shape, argmax []int32, attrs Pool2DAttrs) Tensor {
-	return maxPoolScatter(dy, y, maxPoolGradAttrs{Pool2DAttrs: attrs, Input: xs.Clone(), argmax: &argmax})
+	return maxPoolScatter(dy, y, maxPoolGradAttrs{Pool2DAttrs: attrs, Input: xs.Clone(), argmax: &argmax}, false)
 }
 
 // maxPoolScatter is the kernel of maxPoolGrad: o = 0, then
-// o[argmax[i]] += dy[i] (only where y[i] > 0 when masked).
-func maxPoolScatter(dy, y Tensor, a maxPoolGradAttrs) Tensor {
+// o[argmax[i]] += dy[i] (only where y[i] > 0 when masked), rounded to
+// bfloat16 by blocks of images when round (cast_fused.go).
+func maxPoolScatter(dy, y Tensor, a maxPoolGradAttrs, round bool) Tensor {
 	tr := sameTrace("MaxPool2DGrad", dy, y)
 	xs, argmax := a.Input, *a.argmax
 	img := xs[1] * xs[2] * xs[3]
@@ -100,27 +101,42 @@ func maxPoolScatter(dy, y Tensor, a maxPoolGradAttrs) Tensor {
 	if a.Masked {
 		masked = make([]float32, dy.Shape().Size())
 	}
-	return tr.apply(&Op{
+	nb := xs[0] // images per block: all but when rounding
+	if round {
+		nb = roundRowBlock(img)
+	}
+	op := &Op{
 		name: "MaxPool2DGrad", out: xs.Clone(), attrs: a,
 		fwd: func(o []float32, in [][]float32) {
 			g := in[0]
 			// Each image's outputs only reach that image's inputs, so
 			// images scatter in parallel without conflicts.
 			parallelRows(xs[0], img, func(lo, hi int) {
-				clear(o[lo*img : hi*img])
-				src := g[lo*per : hi*per]
-				if a.Masked {
-					src = masked[lo*per : hi*per]
-					vec.ReluGrad(src, in[1][lo*per:hi*per], g[lo*per:hi*per])
-				}
-				am := argmax[lo*per : hi*per]
-				for i, v := range src {
-					o[am[i]] += v
+				for b0 := lo; b0 < hi; b0 += nb {
+					b1 := min(b0+nb, hi)
+					clear(o[b0*img : b1*img])
+					src := g[b0*per : b1*per]
+					if a.Masked {
+						src = masked[b0*per : b1*per]
+						vec.ReluGrad(src, in[1][b0*per:b1*per], g[b0*per:b1*per])
+					}
+					am := argmax[b0*per : b1*per]
+					for i, v := range src {
+						o[am[i]] += v
+					}
+					if round {
+						roundBFloat16Slice(o[b0*img:b1*img], o[b0*img:b1*img])
+					}
 				}
 			})
 		},
-		wrt: []bool{false, false},
-	}, dy, y)
+		wrt:  []bool{false, false},
+		bf16: round,
+	}
+	if !round {
+		op.roundedBF16 = func(in []Tensor) Tensor { return maxPoolScatter(in[0], in[1], a, true) }
+	}
+	return tr.apply(op, dy, y)
 }
 
 // maxPoolOfRelu recognises dz = MaxPool2DGrad(dy, MaxPool2D(r)) for the
@@ -138,8 +154,8 @@ func maxPoolOfRelu(r, dz Tensor) (dy, pooled Tensor, a maxPoolGradAttrs, ok bool
 		dz = dz.tr.wrap(Children(dz.tr.g, dz.n)[0])
 	}
 	op, isOp := dz.n.Op().(*Op)
-	if !isOp || op.name != "MaxPool2DGrad" {
-		return
+	if !isOp || op.name != "MaxPool2DGrad" || op.bf16 {
+		return // (a scatter rounded to bfloat16 is not the masked one)
 	}
 	if a, ok = op.attrs.(maxPoolGradAttrs); !ok || a.Masked {
 		return Tensor{}, Tensor{}, a, false

@@ -25,5 +25,10 @@ func init() {
 		unaryCase("CastToFloat16", wide, ops.CastToFloat16),
 		// a cast of exact values: a view, a copy as the output
 		unaryCase("CastToBFloat16Exact", wide, func(x ops.Tensor) ops.Tensor { return ops.CastToBFloat16(ops.Relu(ops.CastToBFloat16(x))) }),
+		// the cast fused into its input's op (ops/cast_fused.go): the op
+		// on the GPU, the rounding on the host
+		binaryCase("AddReluRoundingBF16", ops.Shape{4, 5}, ops.Shape{4, 5}, func(a, b ops.Tensor) ops.Tensor {
+			return ops.CastToBFloat16(ops.AddRelu(a, b))
+		}, normal),
 	)
 }

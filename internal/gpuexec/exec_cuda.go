@@ -221,6 +221,14 @@ func (x *Exec) prepare(p *engine.Program) (*prog, error) {
 				return nil, fmt.Errorf("gpuexec: preparing %s %v -> %v: %w", st.Kind, shapesOf(pl.Shapes, st.Ins), pl.Shapes[st.Out], err)
 			}
 			if ok {
+				if st.Op != nil && st.Op.RoundsBFloat16() {
+					// The op with its output's CastToBFloat16 fused (ops/
+					// cast_fused.go): the op runs here, the rounding on
+					// the host, as the cast step did (no GPU kernel).
+					l = x.roundedOnHost(pr, st, l)
+					pr.native = false
+					x.fallbacks["CastToBFloat16"]++
+				}
 				pr.launch[i] = l
 				continue
 			}
@@ -260,6 +268,25 @@ func (x *Exec) prepare(p *engine.Program) (*prog, error) {
 			float64(st.InUse)/(1<<20), float64(st.Peak)/(1<<20), float64(st.Reserved)/(1<<20))
 	}
 	return pr, nil
+}
+
+// roundedOnHost returns launch l followed by the rounding of the step's
+// output to bfloat16 on the host (downloaded, rounded as
+// ops.CastToBFloat16 rounds, uploaded): the GPU kernels do not round.
+func (x *Exec) roundedOnHost(pr *prog, st *engine.PlanStep, l launchFn) launchFn {
+	return func(out cu.DevicePtr, ins []cu.DevicePtr) error {
+		if err := l(out, ins); err != nil {
+			return err
+		}
+		h := x.hostBuf(pr, st.Out)
+		if err := x.Rep.Download(h, out); err != nil {
+			return err
+		}
+		for i, v := range h {
+			h[i] = ops.RoundBFloat16(v)
+		}
+		return x.Rep.UploadSync(out, h)
+	}
 }
 
 // safeBuild runs a builder; one that panics (attributes of an unexpected

@@ -11,6 +11,28 @@ package vec
 
 import "math"
 
+// RoundBF16 sets dst[i] to x[i] rounded to the nearest bfloat16 (ties to
+// even, on the bits: subnormals round to bfloat16 subnormals, overflow
+// goes to ±inf), kept in a float32; a NaN stays a NaN of the same sign and
+// upper payload, made quiet. dst and x may be the same slice.
+func RoundBF16(dst, x []float32) {
+	x = x[:len(dst)]
+	i := 0
+	if useAsm && len(dst) >= 16 {
+		i = len(dst) &^ 15
+		roundBF16Asm(&dst[0], &x[0], i)
+	}
+	for ; i < len(dst); i++ {
+		u := math.Float32bits(x[i])
+		if u&0x7fffffff > 0x7f800000 {
+			u |= 0x00400000
+		} else {
+			u += 0x7fff + (u>>16)&1
+		}
+		dst[i] = math.Float32frombits(u &^ 0xffff)
+	}
+}
+
 // Relu sets dst[i] = max(x[i], 0), NaN where x[i] is NaN (Go's max; so
 // do AddRelu and ScaleShiftRelu, which must match it).
 func Relu(dst, x []float32) {

@@ -43,6 +43,9 @@ func axpyAsm(dst, x *float32, n int, c float32)
 func squareAsm(dst, x *float32, n int)
 
 //go:noescape
+func roundBF16Asm(dst, x *float32, n int)
+
+//go:noescape
 func scaleShiftAsm(dst, x, s, t *float32, n int)
 
 //go:noescape

@@ -545,3 +545,38 @@ TEXT ·transpose8x8Asm(SB), NOSPLIT, $0-32
 	VMOVUPS Y15, (DI)
 	VZEROUPPER
 	RET
+
+// func roundBF16Asm(dst, x *float32, n int)
+// Integer round to nearest even on the bits (subnormals included); NaN
+// lanes keep sign and upper payload with the quiet bit set.
+TEXT ·roundBF16Asm(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL $1, R9
+	VPBROADCASTD R9, Z10 // 1
+	MOVL $0x7fff, R9
+	VPBROADCASTD R9, Z11 // 0x7fff
+	MOVL $0xffff0000, R9
+	VPBROADCASTD R9, Z12 // the upper half
+	MOVL $0x00400000, R9
+	VPBROADCASTD R9, Z15 // bfloat16's quiet bit
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ rbdone
+rbloop:
+	VMOVDQU32 (SI)(AX*4), Z1
+	VPSRLD $16, Z1, Z2
+	VPANDD Z10, Z2, Z2        // the kept part's lowest bit
+	VPADDD Z11, Z1, Z3
+	VPADDD Z2, Z3, Z3         // u + 0x7fff + lsb
+	VFPCLASSPSZ $0x81, Z1, K1 // NaN lanes (quiet or signalling)
+	VPORD Z15, Z1, K1, Z3     // there u | quiet bit
+	VPANDD Z12, Z3, Z3
+	VMOVDQU32 Z3, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT rbloop
+rbdone:
+	VZEROUPPER
+	RET

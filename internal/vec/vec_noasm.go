@@ -17,6 +17,7 @@ func scaleAsm(dst, x *float32, n int, c float32)                      { panic("v
 func addScalarAsm(dst, x *float32, n int, c float32)                  { panic("vec: no asm") }
 func axpyAsm(dst, x *float32, n int, c float32)                       { panic("vec: no asm") }
 func squareAsm(dst, x *float32, n int)                                { panic("vec: no asm") }
+func roundBF16Asm(dst, x *float32, n int)                             { panic("vec: no asm") }
 func scaleShiftAsm(dst, x, s, t *float32, n int)                      { panic("vec: no asm") }
 func scaleShiftReluAsm(dst, x, s, t *float32, n int)                  { panic("vec: no asm") }
 func dualAffineAsm(dst, a, p, b, q, r *float32, n int)                { panic("vec: no asm") }

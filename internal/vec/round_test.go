@@ -1,0 +1,62 @@
+package vec
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gokeras/gokeras/internal/kernels"
+)
+
+// TestRoundBF16 compares RoundBF16 (the assembly bulk and the Go tail)
+// with kernels.RoundBF16, the rounding of ops.CastToBFloat16, bit for bit:
+// random bit patterns (NaNs, infinities and subnormals among them), ties,
+// the largest finite values and signed zeros.
+func TestRoundBF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 16))
+	var x []float32
+	for i := 0; i < 5000; i++ {
+		x = append(x, math.Float32frombits(r.Uint32()))
+	}
+	for _, b := range []uint32{0x7f800000, 0xff800000, 0x7f800001, 0xffbfffff, 0x7fc00000, 0x7f7fffff, 0xff7fffff,
+		0x7f7f8000, 0x3f808000, 0x3f818000, 0x3f80ffff, 0x00000001, 0x8000ffff, 0x00008000, 0x00018000, 0, 0x80000000} {
+		x = append(x, math.Float32frombits(b))
+	}
+	for _, n := range []int{0, 1, 15, 16, 17, 100} {
+		x = append(x, float32(n)*1.00390625) // ties
+	}
+	want := make([]float32, len(x))
+	kernels.RoundBF16(want, x)
+	for _, n := range []int{len(x), len(x) - 5, 31, 16, 15, 1, 0} {
+		for _, inPlace := range []bool{false, true} {
+			got := make([]float32, n)
+			src := x[:n]
+			if inPlace {
+				copy(got, src)
+				src = got
+			}
+			RoundBF16(got, src)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("n=%d in place %v: RoundBF16(%#08x) = %#08x, kernels.RoundBF16 %#08x",
+						n, inPlace, math.Float32bits(x[i]), math.Float32bits(got[i]), math.Float32bits(want[i]))
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkRoundBF16(b *testing.B) {
+	x := rnd(rand.New(rand.NewPCG(1, 1)), 4096)
+	b.SetBytes(4 * 4096)
+	b.Run("vec", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			RoundBF16(x, x)
+		}
+	})
+	b.Run("kernels", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			kernels.RoundBF16(x, x)
+		}
+	})
+}

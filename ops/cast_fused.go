@@ -1,0 +1,83 @@
+package ops
+
+import "os"
+
+// Under mixed_bfloat16 a layer's output is CastToBFloat16(p): a pass over
+// p's output after p wrote it, at memory speed (a quarter of the casts'
+// time went to the ResNet's convolution outputs alone). When p's op can
+// round as it writes (its rows still in cache), CastToBFloat16 builds that
+// variant instead, the same op with RoundsBFloat16 set: Conv2DBias and
+// Conv2DBiasRelu round in the convolution's epilogue, BatchNormApply,
+// BatchNormGradInput, AddRelu and MaxPool2DGrad by blocks of rows, and
+// Conv2DBackpropInput as it finishes each block of images. The values are
+// bitwise those of the cast (the same rounding, roundBFloat16Slice), and
+// so is the gradient: the cast's (dy rounded) and then p's. The plain op
+// stays in the graph; executors skip it when nothing else reads it, as
+// with fuseRelu.
+//
+// A rounded op's output is bfloat16 (bfloat16Exact): a later cast of it is
+// the op itself. Relu of a rounded BatchNormApply or Conv2DBias goes into
+// the op as it did into its plain variant (rounding keeps signs and
+// zero); the gradient masks by the rounded output > 0, which differs from
+// the unrounded one only below bfloat16's smallest subnormal, as
+// fuseRelu's of a cast does.
+
+// noBF16Fusion turns the fusion off (tests compare the two;
+// GOKERAS_BF16_FUSION=0 at start, to measure or to keep the cast a step of
+// its own).
+var noBF16Fusion = os.Getenv("GOKERAS_BF16_FUSION") == "0"
+
+// fuseCastBF16 returns the variant of x's op that rounds its output to
+// bfloat16, for CastToBFloat16(x), when that op has one.
+func fuseCastBF16(x Tensor) (Tensor, bool) {
+	if noBF16Fusion || x.n == nil {
+		return Tensor{}, false
+	}
+	op, ok := x.n.Op().(*Op)
+	if !ok || op.bf16 || op.roundedBF16 == nil {
+		return Tensor{}, false
+	}
+	ch := Children(x.tr.g, x.n)
+	in := make([]Tensor, len(ch))
+	for i, c := range ch {
+		in[i] = x.tr.wrap(c)
+	}
+	return op.roundedBF16(in), true
+}
+
+// roundedBy reports whether x is the output of an op that rounds it to
+// bfloat16 (Op.RoundsBFloat16).
+func roundedBy(x Tensor) bool {
+	if x.n == nil {
+		return false
+	}
+	op, ok := x.n.Op().(*Op)
+	return ok && op.bf16
+}
+
+// roundBlockFloats bounds the floats an op writes before it rounds them
+// (they are still in the core's cache).
+const roundBlockFloats = 4 << 10
+
+// roundRowBlock returns how many rows of rowLen floats make one block to
+// round (at least one).
+func roundRowBlock(rowLen int) int { return max(1, roundBlockFloats/max(rowLen, 1)) }
+
+// roundOn rounds y to bfloat16 in place, on the calling goroutine when
+// serial, else split over the cores.
+func roundOn(serial bool, y []float32) {
+	if serial || len(y) < parMinElems {
+		roundBFloat16Slice(y, y)
+		return
+	}
+	parallelElems(len(y), func(lo, hi int) { roundBFloat16Slice(y[lo:hi], y[lo:hi]) })
+}
+
+// castDyIf returns dy rounded to bfloat16 when round (the gradient of the
+// cast fused into a rounded op), else dy.
+func castDyIf(round bool, dy Tensor) Tensor {
+	if round {
+		return CastToBFloat16(dy)
+	}
+	return dy
+}
