@@ -97,6 +97,12 @@ func (g convGeom) packPatchRows(ap []uint32, x []float32, r0, rows, kp int, seri
 		pos := g.position(r0 + lo)
 		for r := lo; r < hi; r, pos = r+1, g.next(pos) {
 			row := ap[r*kp:][:kp]
+			iy, ix := pos.oy*g.sh-g.pt, pos.ox*g.sw-g.pl
+			if iy >= 0 && iy+g.kh <= g.h && ix >= 0 && ix+g.kw <= g.w {
+				// the whole window inside: its kernel rows in one call
+				kernels.ConvertBF16Runs(row, x[((pos.b*g.h+iy)*g.w+ix)*g.c:], g.kh, run, g.w*g.c)
+				continue
+			}
 			for ky := 0; ky < g.kh; ky++ {
 				d := row[ky*run/2:][:run/2]
 				src, k0, k1 := g.kernelRowAt(x, pos, ky)

@@ -148,3 +148,10 @@ func interleavePanels(dst []uint32, stride int, lo, hi []float32) {
 	_, _ = dst[(n/BF16PanelWidth-1)*stride+BF16PanelWidth-1], hi[n-1]
 	interleavePanelsAVX512(&dst[0], &lo[0], &hi[0], n, &bf16InterleaveIdx[0], stride)
 }
+
+// cvtRunsAVX512 converts runs runs of run values (a multiple of 32), run
+// r at src + r*stride floats, to consecutive bfloat16 at dst (subnormals
+// flushed, as f32ToBF16AVX512 with ftz), 32 values per VCVTNE2PS2BF16.
+//
+//go:noescape
+func cvtRunsAVX512(dst *uint32, src *float32, runs, run, stride int)

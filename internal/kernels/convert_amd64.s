@@ -190,3 +190,37 @@ ploop:
 pdone:
 	VZEROUPPER
 	RET
+
+// func cvtRunsAVX512(dst *uint32, src *float32, runs, run, stride int)
+TEXT ·cvtRunsAVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ runs+16(FP), R8
+	MOVQ run+24(FP), R9
+	MOVQ stride+32(FP), R10
+	SHLQ $2, R10
+
+rloop:
+	TESTQ R8, R8
+	JZ    rdone
+	MOVQ  SI, DX
+	MOVQ  R9, CX
+
+vloop:
+	VMOVUPS (DX), Z0
+	VMOVUPS 64(DX), Z1
+	// VCVTNE2PS2BF16 Z0, Z1, Z2: words 0-15 from Z0, 16-31 from Z1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xd0
+	VMOVDQU32 Z2, (DI)
+	ADDQ $128, DX
+	ADDQ $64, DI
+	SUBQ $32, CX
+	JNZ  vloop
+
+	ADDQ R10, SI
+	DECQ R8
+	JMP  rloop
+
+rdone:
+	VZEROUPPER
+	RET

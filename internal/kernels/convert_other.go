@@ -23,3 +23,7 @@ func bf16Interleave(dst []uint32, lo, hi []float32) { bf16InterleaveGeneric(dst,
 func interleavePanels(dst []uint32, stride int, lo, hi []float32) {
 	interleavePanelsGeneric(dst, stride, lo, hi)
 }
+
+func cvtRunsAVX512(dst *uint32, src *float32, runs, run, stride int) {
+	panic("kernels: cvtRunsAVX512 without assembly")
+}

@@ -172,3 +172,22 @@ func SgemmBF16PackedAB(serial bool, m, n, k int, ap []uint32, lda int, bp []uint
 	j.ap, j.apLd = ap, lda
 	runParticipants(min(nt, j.items), j.run)
 }
+
+// ConvertBF16Runs is ConvertBF16Pairs of runs runs of run values (even),
+// run r from src[r*stride:] to dst[r*run/2:]: the kernel rows of one
+// receptive field, made pairs in one call.
+func ConvertBF16Runs(dst []uint32, src []float32, runs, run, stride int) {
+	if runs <= 0 {
+		return
+	}
+	if run%2 != 0 || len(dst) < runs*run/2 || len(src) < (runs-1)*stride+run {
+		panic("kernels: ConvertBF16Runs: bad lengths")
+	}
+	if useBF16Asm && run%32 == 0 {
+		cvtRunsAVX512(&dst[0], &src[0], runs, run, stride)
+		return
+	}
+	for r := 0; r < runs; r++ {
+		cvtPairs(dst[r*run/2:], src[r*stride:][:run])
+	}
+}

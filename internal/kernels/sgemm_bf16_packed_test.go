@@ -186,3 +186,27 @@ func TestSgemmBF16PackedABEqualsSgemmBF16(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertBF16RunsMatchesPairs: the run-wise conversion (assembly for
+// runs of 32k values) equals ConvertBF16Pairs run by run, special values
+// included.
+func TestConvertBF16RunsMatchesPairs(t *testing.T) {
+	edge := edgeFloat32Bits()
+	for _, run := range []int{64, 96, 6} {
+		const runs, stride = 3, 200
+		src := make([]float32, (runs-1)*stride+run)
+		for i := range src {
+			src[i] = math.Float32frombits(edge[(5*i+1)%len(edge)])
+		}
+		got := make([]uint32, runs*run/2+1)
+		want := make([]uint32, len(got))
+		got[len(got)-1], want[len(want)-1] = 7, 7
+		ConvertBF16Runs(got, src, runs, run, stride)
+		for r := 0; r < runs; r++ {
+			cvtPairsGeneric(want[r*run/2:], src[r*stride:][:run])
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("run %d: %#x, pair by pair %#x", run, got, want)
+		}
+	}
+}
