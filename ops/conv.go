@@ -464,8 +464,8 @@ func conv2DBackpropInput(st *convState, w, dy, y Tensor, attrs Conv2DAttrs, roun
 	tr := sameTrace("Conv2DBackpropInput", ins...)
 	scratch := traceScratch(tr)
 	var dc *dxConv // a tap-class stride-1 convolution's dx as a forward pass (conv_dx_forward.go)
-	if st.plan != nil && (!st.bf16 || bf16Faster(false, g.rows(), g.c, g.kh*g.kw*cout)) {
-		dc = newDxConv(g, cout, st.gemmMode)
+	if st.plan != nil && (!st.bf16 || bf16Faster(false, g.rows(), g.c, g.kh*g.kw*cout)) || st.plan == nil && st.bf16 {
+		dc = newDxConv(g, cout, st.gemmMode) // without a plan, only on packed operands
 	}
 	op := &Op{
 		name: "Conv2DBackpropInput", out: Shape{g.n, g.h, g.w, g.c}, attrs: fmt.Sprintf("%+v%+v", attrs, g),

@@ -18,7 +18,7 @@ import "github.com/gokeras/gokeras/internal/vec"
 // gradient (newDxConv).
 type dxConv struct {
 	g    convGeom  // over dy: n x oh x ow x cout, output n x h x w x c
-	plan *convPlan // its tap classes
+	plan *convPlan // its tap classes (nil when it runs on packed operands)
 	wt   []float32 // w', remade each step
 }
 
@@ -28,24 +28,29 @@ type dxConv struct {
 const dxConvMaxKernel = 256 << 10
 
 // newDxConv returns the input gradient of g (cout output channels) as a
-// forward convolution on GEMMs of mode gm, or nil where that does not apply: strides or
-// dilations other than 1, padding that is not the same on both sides
-// (after the flip), or a plan without tap classes.
+// forward convolution on GEMMs of mode gm, or nil where that does not
+// apply: strides or dilations other than 1, a kernel over
+// dxConvMaxKernel, and, unless the flipped convolution runs on packed
+// operands (forwardPacked, which takes any padding: a 'valid'
+// convolution's input gradient is a 'full' one over dy), padding that is
+// not the same on both sides or a plan without tap classes.
 func newDxConv(g convGeom, cout int, gm gemmMode) *dxConv {
 	if g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 || g.kh*g.kw*g.c*cout > dxConvMaxKernel {
 		return nil
 	}
-	if 2*g.pt != g.kh-1 || 2*g.pl != g.kw-1 || g.oh != g.h || g.ow != g.w {
-		return nil
+	// Over dy, padded kh-1-pt above (kh-1 less the bottom padding below,
+	// as the output size h implies), likewise across: x's size back.
+	d := &dxConv{g: convGeom{n: g.n, h: g.oh, w: g.ow, c: cout, kh: g.kh, kw: g.kw, oh: g.h, ow: g.w,
+		sh: 1, sw: 1, dh: 1, dw: 1, pt: g.kh - 1 - g.pt, pl: g.kw - 1 - g.pl}}
+	if !forwardPacked(d.g, gm) {
+		if 2*g.pt != g.kh-1 || 2*g.pl != g.kw-1 || g.oh != g.h || g.ow != g.w {
+			return nil
+		}
+		if d.plan = newConvPlan(d.g, g.c); d.plan == nil {
+			return nil
+		}
+		d.plan.gemmMode = gm
 	}
-	d := &dxConv{g: newGeom("Conv2DBackpropInput", Shape{g.n, g.oh, g.ow, cout}, g.kh, g.kw, [2]int{1, 1}, [2]int{1, 1}, "same")}
-	if d.g.oh != g.h || d.g.ow != g.w || d.g.pt != g.pt || d.g.pl != g.pl {
-		return nil
-	}
-	if d.plan = newConvPlan(d.g, g.c); d.plan == nil {
-		return nil
-	}
-	d.plan.gemmMode = gm
 	d.wt = make([]float32, g.kh*g.kw*g.c*cout)
 	return d
 }
@@ -66,7 +71,7 @@ func (d *dxConv) run(dx, dy, w []float32, scratch *scratchArena, round bool) {
 	if round {
 		ep = roundingEpilogue(c)
 	}
-	if forwardPacked(g, d.plan.gemmMode) {
+	if d.plan == nil {
 		forwardPackedRun(g, c, dx, dy, d.wt, scratch, ep)
 		return
 	}
