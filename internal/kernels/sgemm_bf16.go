@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/gokeras/gokeras/internal/vec"
 )
 
 // bf16KernelImpl describes a bfloat16 micro-kernel. fn computes a full
@@ -475,6 +477,28 @@ func packRowPairs(ws *bf16Workspace, dst []uint32, s []float32, ld, j0, p0, nc, 
 // It converts 16 pairs of source rows at a time so that each destination
 // row gets a run of 16 words.
 func packTransRows(ws *bf16Workspace, dst []uint32, s []float32, ld, p0, i0, kc, mc, kp int) {
+	if useBF16Asm && kc >= 32 && mc >= 8 {
+		// Transposed in float32 by 8x8 blocks (vec.Transpose), then each
+		// row converted as one run: the word-by-word scatter below took
+		// a third of a bfloat16 filter gradient (dy's transposition).
+		blk := s[p0*ld+i0:]
+		if ld != mc { // make the block contiguous first
+			ws.t1 = grow(ws.t1, kc*mc)
+			for p := 0; p < kc; p++ {
+				copy(ws.t1[p*mc:(p+1)*mc], s[(p0+p)*ld+i0:][:mc])
+			}
+			blk = ws.t1
+		}
+		ws.t2 = grow(ws.t2, mc*kc)
+		vec.Transpose(ws.t2, blk, kc, mc, 0, kc)
+		h := ceilDiv(kc, 2)
+		for i := 0; i < mc; i++ {
+			cvtPairs(dst[i*kp:], ws.t2[i*kc:(i+1)*kc])
+			clear(dst[i*kp+h : (i+1)*kp])
+		}
+		clear(dst[mc*kp:])
+		return
+	}
 	const g = 16
 	ws.lo = growU16(ws.lo, g*mc)
 	ws.hi = growU16(ws.hi, g*mc)
@@ -596,6 +620,7 @@ type bf16Workspace struct {
 	lo, hi        []uint16
 	tmp, ct, zero []float32
 	edge          []float32 // packColPairs' partial panel, lo then hi
+	t1, t2        []float32 // packTransRows' contiguous and transposed blocks
 }
 
 type bf16Buf struct{ s []uint32 }

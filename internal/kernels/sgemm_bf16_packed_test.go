@@ -210,3 +210,33 @@ func TestConvertBF16RunsMatchesPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestPackTransRowsPaths: the transposing packing of a transposed A
+// (transposed in float32 by blocks, then converted) equals the
+// word-by-word one (without assembly), for contiguous and strided
+// blocks, special values included.
+func TestPackTransRowsPaths(t *testing.T) {
+	if !useBF16Asm {
+		t.Skip("no AVX512_BF16")
+	}
+	edge := edgeFloat32Bits()
+	for _, c := range []struct{ ld, p0, i0, kc, mc int }{{64, 0, 0, 605, 64}, {100, 3, 5, 97, 40}, {32, 1, 0, 64, 32}} {
+		s := make([]float32, (c.p0+c.kc)*c.ld)
+		for i := range s {
+			s[i] = math.Float32frombits(edge[(7*i+2)%len(edge)])
+		}
+		kp := ceilDiv(ceilDiv(c.kc, 2), 16) * 16
+		rows := ceilDiv(c.mc, 32) * 32
+		fast, slow := make([]uint32, rows*kp), make([]uint32, rows*kp)
+		for i := range fast {
+			fast[i], slow[i] = 1, 1
+		}
+		packTransRows(new(bf16Workspace), fast, s, c.ld, c.p0, c.i0, c.kc, c.mc, kp)
+		useBF16Asm = false
+		packTransRows(new(bf16Workspace), slow, s, c.ld, c.p0, c.i0, c.kc, c.mc, kp)
+		useBF16Asm = true
+		if !slices.Equal(fast, slow) {
+			t.Fatalf("%+v: the two packings differ", c)
+		}
+	}
+}
