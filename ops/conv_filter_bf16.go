@@ -26,33 +26,37 @@ import (
 // (backpropFilterPacked): on a hardware bfloat16 kernel, without
 // dilation, with kernel rows of at least filterPackedMinRun values (the
 // pair rows are made a kernel row at a time: a first convolution's runs
-// of 3 values, many per pair, cost more than its GEMM saves), and where
-// it pays (measured on the ResNet seed's layers, BenchmarkConvOp): not
-// for a 1x1 stride-1 convolution, whose panel is x itself, nor where more
-// than packedMaxWaste of the taps are padding (3x3 over 2x2 maps, 56%:
-// the tap classes skip those products), nor where a part's GEMM would
-// have a depth under filterPackedRows/2 (outputs of 2x2 maps: a dwᵀ of
-// 256 x 1152 written, transposed and summed for 128 positions took
-// 0.96 ms in the step against 0.55 by tap classes).
+// of 3 values, many per pair, cost more than its GEMM saves), not for a
+// 1x1 stride-1 convolution (its panel is x itself), and where at most
+// packedMaxWaste of the taps are padding.
 func (s *convState) filterPacked() bool {
 	g := s.g
 	if !s.bf16 || g.dh != 1 || g.dw != 1 || g.kw*g.c < filterPackedMinRun || g.identity() || g.tapWaste() > packedMaxWaste {
 		return false
 	}
-	if g.rows()/filterParts(g.n, g.rows()) < filterPackedRows/2 {
-		return false // too shallow for the output it writes (see above)
-	}
 	_, ok := kernels.BF16PackedKPairs(2)
 	return ok
+}
+
+// packedFilterParts is filterParts for the packed filter gradient, with
+// no part shallower than filterPackedRows/2 positions: each part writes,
+// transposes and adds a whole dwᵀ, and the 4x4x128 stride-2 layer's
+// (128 positions a part in two parts) took 0.59 ms against 0.37 in one.
+func packedFilterParts(g convGeom) int {
+	return max(1, min(filterParts(g.n, g.rows()), g.rows()/(filterPackedRows/2)))
 }
 
 // filterPackedMinRun is the shortest kernel row (kw*c values) of a
 // filter gradient on packed panels.
 const filterPackedMinRun = 32
 
-// packedMaxWaste is the largest padding fraction of the taps for which
-// the filter gradient runs on packed panels (filterPacked).
-const packedMaxWaste = 0.4
+// packedMaxWaste is the largest padding fraction of the taps for which a
+// convolution's GEMMs run on packed operands (filterPacked,
+// forwardPacked): the tap classes skip those products, but on the AMX
+// tiles the products cost less than the classes' copies and small GEMMs
+// even at 3x3 over 2x2 maps (56%: forward 0.48 -> 0.37 ms, filter
+// gradient 0.76 -> 0.73 ms at 2 threads, BenchmarkConvOp).
+const packedMaxWaste = 0.6
 
 // filterPackedRows is the least depth (output positions) of one block of
 // backpropFilterPacked: its GEMM's k, and with kh*kw*c the size of the
@@ -75,7 +79,7 @@ func filterPackedRun(g convGeom, cout int, dw, x, dy []float32, arena *scratchAr
 	per, p := g.oh*g.ow, g.patch()
 	pPad := ceilDiv(p, w) * w
 	nb := max(1, ceilDiv(filterPackedRows, per))
-	parts := filterParts(g.n, g.rows())
+	parts := packedFilterParts(g)
 	kpMax, _ := kernels.BF16PackedKPairs(min(nb, ceilDiv(g.n, parts)) * per)
 	packed := pPad * kpMax
 	temp := 0 // pair rows made in float32 first (packPatchPairs)

@@ -277,7 +277,9 @@ func (pl *convPlan) scatterDx(g convGeom, cl *tapClass, dx, cols []float32, b0, 
 // transposeOn is transpose, on the calling goroutine alone when serial.
 func transposeOn(serial bool, dst, src []float32, r, c int) {
 	if serial {
-		vec.Transpose(dst, src, r, c, 0, r)
+		for i := 0; i < r; i += transposeStrip {
+			vec.Transpose(dst, src, r, c, i, min(i+transposeStrip, r))
+		}
 		return
 	}
 	transpose(dst, src, r, c)
@@ -286,7 +288,16 @@ func transposeOn(serial bool, dst, src []float32, r, c int) {
 // transpose writes the r x c matrix src (row-major) transposed into dst
 // (c x r), in parallel over blocks of src's rows.
 func transpose(dst, src []float32, r, c int) {
-	parallelRows((r+7)/8, 8*c, func(lo, hi int) {
-		vec.Transpose(dst, src, r, c, lo*8, min(hi*8, r))
+	parallelRows(ceilDiv(r, transposeStrip), transposeStrip*c, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			vec.Transpose(dst, src, r, c, s*transposeStrip, min((s+1)*transposeStrip, r))
+		}
 	})
 }
+
+// transposeStrip is the rows of src one vec.Transpose call takes: it
+// writes their columns into every row of dst, 8 at a time, so a strip's
+// share of dst (c rows of transposeStrip floats) should stay in L2
+// between those passes. Whole, a 256 x 2304 dwᵀ (the 2x2x256 layers'
+// filter gradient) took half of that op's time.
+const transposeStrip = 32

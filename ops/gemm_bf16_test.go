@@ -278,21 +278,27 @@ func TestBFloat16KernelChoice(t *testing.T) {
 // TestDxConvApplies: the input gradient runs as a forward convolution
 // (newDxConv) for the ResNet seed's stride-1 3x3 convolutions of 64 and 128
 // channels, not for strided ones, nor for the 256-channel kernels (the
-// flip costs more than it saves), nor for "valid" padding.
+// flip costs more than it saves), nor, by tap classes, for "valid"
+// padding; on packed operands (AMX) a "valid" one's too (as a "full"
+// convolution over dy).
 func TestDxConvApplies(t *testing.T) {
+	packed := kernels.BF16PackedA()
 	for _, c := range []struct {
 		h, c, k, cout, stride int
 		padding               string
+		bf16                  bool
 		want                  bool
 	}{
-		{8, 64, 3, 64, 1, "same", true},
-		{4, 128, 3, 128, 1, "same", true},
-		{8, 64, 3, 128, 2, "same", false},
-		{2, 256, 3, 256, 1, "same", false},
-		{8, 64, 3, 64, 1, "valid", false},
+		{8, 64, 3, 64, 1, "same", true, true},
+		{4, 128, 3, 128, 1, "same", true, true},
+		{8, 64, 3, 128, 2, "same", true, false},
+		{2, 256, 3, 256, 1, "same", true, false},
+		{8, 64, 3, 64, 1, "valid", true, packed},
+		{8, 64, 3, 64, 1, "valid", false, false},
+		{8, 64, 3, 64, 1, "same", false, true},
 	} {
 		g := newGeom("t", Shape{64, c.h, c.h, c.c}, c.k, c.k, [2]int{c.stride, c.stride}, [2]int{1, 1}, c.padding)
-		if got := newDxConv(g, c.cout, gemmMode{bf16: true}) != nil; got != c.want {
+		if got := newDxConv(g, c.cout, gemmMode{bf16: c.bf16}) != nil; got != c.want {
 			t.Errorf("%+v: dx as a forward convolution %v, want %v", c, got, c.want)
 		}
 	}
