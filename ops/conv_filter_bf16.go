@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/gokeras/gokeras/internal/kernels"
+	"github.com/gokeras/gokeras/internal/vec"
 )
 
 // The filter gradient of a bfloat16 convolution on packed panels.
@@ -86,6 +87,10 @@ func filterPackedRun(g convGeom, cout int, dw, x, dy []float32, arena *scratchAr
 	if g.c%w != 0 {
 		temp = 2 * pPad
 	}
+	if filterDirect(g, cout, parts) {
+		filterDirectRun(g, cout, dw, x, dy, arena, parts, nb, kpMax, temp)
+		return
+	}
 	sumFilterParts(dw, g.n, parts, packed+cout*p+temp, arena, func(dst, buf []float32, _, _, p0, p1 int, serial bool) {
 		bp := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(buf))), packed)
 		wt := buf[packed:][:cout*p]
@@ -104,6 +109,74 @@ func filterPackedRun(g convGeom, cout int, dw, x, dy []float32, arena *scratchAr
 		transposeOn(serial, dst, wt, cout, p)
 	})
 }
+
+// filterDirect reports whether the packed filter gradient computes dw =
+// panelsᵀ·dy in dw's own layout (filterDirectRun) rather than dwᵀ =
+// dyᵀ·panels and a transposition: on AMX (its A operand is rows of pairs),
+// with whole panels of outputs, where the panels it transposes instead
+// (patch x rows/2 words in all) are fewer than the dwᵀ values the other
+// way transposes (parts x patch x cout): small maps with many channels,
+// whose dwᵀ of megabytes left the cache (the 2x2x256 layers).
+func filterDirect(g convGeom, cout, parts int) bool {
+	return kernels.BF16PackedA() && cout%kernels.BF16PanelWidth == 0 && g.rows()/2 < parts*cout
+}
+
+// filterDirectRun is filterPackedRun computing each part's dw directly:
+// per block, the panels packed from x are transposed (as 32-bit words,
+// vec.Transpose) into rows of pairs (the A operand, patch rows), dy's
+// rows paired into panels (B), and dw (+)= A·B.
+func filterDirectRun(g convGeom, cout int, dw, x, dy []float32, arena *scratchArena, parts, nb, kpMax, temp int) {
+	const w = kernels.BF16PanelWidth
+	per, p := g.oh*g.ow, g.patch()
+	pPad := ceilDiv(p, w) * w
+	packed := pPad * kpMax
+	dyPacked := cout * kpMax
+	sumFilterParts(dw, g.n, parts, 2*packed+dyPacked+temp, arena, func(dst, buf []float32, _, _, p0, p1 int, serial bool) {
+		words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(buf))), len(buf))
+		panels, rowsA := buf[:packed], buf[packed:2*packed]
+		bDy := words[2*packed:][:dyPacked]
+		rowBuf := buf[2*packed+dyPacked:][:temp]
+		for b0 := p0; b0 < p1; b0 += nb {
+			b1 := min(b0+nb, p1)
+			rows := (b1 - b0) * per
+			kp, _ := kernels.BF16PackedKPairs(rows)
+			g.packPatchPairs(words[:pPad*kp], x, b0*per, rows, kp, rowBuf)
+			for r := 0; r < pPad/w; r++ { // panel r (kp x w words) -> rows r*w.. (w x kp)
+				vec.Transpose(rowsA[r*w*kp:][:w*kp], panels[r*w*kp:][:w*kp], kp, w, 0, kp)
+			}
+			d := dy[b0*per*cout:]
+			for q := 0; q < kp; q++ {
+				var lo, hi []float32
+				if 2*q < rows {
+					lo = d[2*q*cout:][:cout]
+				} else {
+					lo = zeroPanelRow(cout)
+				}
+				if 2*q+1 < rows {
+					hi = d[(2*q+1)*cout:][:cout]
+				}
+				kernels.InterleaveBF16Panels(bDy[q*w:], w*kp, lo, hi)
+			}
+			beta := float32(1)
+			if b0 == p0 {
+				beta = 0
+			}
+			ap := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(rowsA))), pPad*kp)
+			kernels.SgemmBF16PackedAB(serial, p, cout, rows, ap, kp, bDy, beta, dst, cout)
+		}
+	})
+}
+
+// zeroPanelRow returns n zeros (n a multiple of the panel width), for the
+// padding pairs of a packed operand.
+func zeroPanelRow(n int) []float32 {
+	if len(zeroRowBuf) < n {
+		return make([]float32, n)
+	}
+	return zeroRowBuf[:n]
+}
+
+var zeroRowBuf = make([]float32, 1024)
 
 // packPatchPairs writes the im2col rows of output positions [r0,
 // r0+rows) as packed bfloat16 panels for kernels.SgemmBF16PackedB: pair

@@ -114,6 +114,7 @@ func TestConvBFloat16GEMM(t *testing.T) {
 		{64, 5, 5, 32, 3, 32, 2, "same"},  // stride 2, odd maps: positions paired across rows and images
 		{11, 7, 7, 32, 3, 32, 1, "same"},  // odd positions an image (49): blocks with a half-zero last pair
 		{9, 12, 12, 16, 3, 32, 1, "same"}, // 16 channels: pair rows made in float32 first
+		{16, 2, 2, 64, 3, 64, 1, "same"},  // 2x2 maps: the filter gradient in dw's layout (filterDirect)
 	}
 	for _, c := range cases {
 		for _, taps := range []bool{true, false} {
