@@ -115,6 +115,7 @@ func TestConvBFloat16GEMM(t *testing.T) {
 		{11, 7, 7, 32, 3, 32, 1, "same"},  // odd positions an image (49): blocks with a half-zero last pair
 		{9, 12, 12, 16, 3, 32, 1, "same"}, // 16 channels: pair rows made in float32 first
 		{16, 2, 2, 64, 3, 64, 1, "same"},  // 2x2 maps: the filter gradient in dw's layout (filterDirect)
+		{4, 32, 32, 3, 7, 64, 2, "same"},  // the ResNet seed's stem: kernel rows of 21 values, a partial panel
 	}
 	for _, c := range cases {
 		for _, taps := range []bool{true, false} {
