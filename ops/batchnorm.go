@@ -268,8 +268,8 @@ func BatchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs) Tensor
 	return batchNormApply(x, moments, gamma, beta, attrs, false)
 }
 
-// batchNormApply is BatchNormApply, its output rounded to bfloat16 by
-// blocks of rows when round (cast_fused.go).
+// batchNormApply is BatchNormApply, its output rounded to bfloat16 as it
+// is computed when round (cast_fused.go).
 func batchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs, round bool) Tensor {
 	ins := []Tensor{x, moments}
 	hasGamma, hasBeta := !gamma.IsNone(), !beta.IsNone()
@@ -309,19 +309,18 @@ func batchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs, round 
 			}
 			bnCoeffs(in[1], g, b, c, attrs.Epsilon, rstd, s, t)
 			src := in[0][:rows*c]
-			blk := roundRowBlock(c)
 			parallelRows(rows, c, func(lo, hi int) {
-				for r0 := lo; r0 < hi; r0 += blk {
-					r1 := min(r0+blk, hi)
-					for r := r0; r < r1; r++ {
-						if attrs.Relu {
-							vec.ScaleShiftRelu(o[r*c:(r+1)*c], src[r*c:(r+1)*c], s, t)
-						} else {
-							vec.ScaleShift(o[r*c:(r+1)*c], src[r*c:(r+1)*c], s, t)
-						}
-					}
-					if round {
-						roundBFloat16Slice(o[r0*c:r1*c], o[r0*c:r1*c])
+				for r := lo; r < hi; r++ {
+					dst, xr := o[r*c:(r+1)*c], src[r*c:(r+1)*c]
+					switch {
+					case attrs.Relu && round:
+						vec.ScaleShiftReluRoundBF16(dst, xr, s, t)
+					case attrs.Relu:
+						vec.ScaleShiftRelu(dst, xr, s, t)
+					case round:
+						vec.ScaleShiftRoundBF16(dst, xr, s, t)
+					default:
+						vec.ScaleShift(dst, xr, s, t)
 					}
 				}
 			})
@@ -440,8 +439,8 @@ func bnGradSums(x, dy, moments, mask Tensor) Tensor {
 //	dx = gamma*rstd * (dy - Σdy/N - (x-mean)*rstd² * Σdy(x-mean)/N)
 //
 // in training, or gamma*rstd*dy with constant statistics; computed as
-// dy*P + x*Q + R per channel in one pass, rounded to bfloat16 by blocks of
-// rows when round (cast_fused.go).
+// dy*P + x*Q + R per channel in one pass, rounded to bfloat16 as it is
+// computed when round (cast_fused.go).
 func bnGradInput(x, dy, moments, gamma, sums, mask Tensor, attrs BatchNormAttrs, round bool) Tensor {
 	ins := []Tensor{x, dy, moments, sums}
 	hasGamma, masked := !gamma.IsNone(), !mask.IsNone()
@@ -483,20 +482,17 @@ func bnGradInput(x, dy, moments, gamma, sums, mask Tensor, attrs BatchNormAttrs,
 				}
 				P[j], Q[j], R[j] = float32(p), float32(q), float32(rr)
 			}
-			blk := roundRowBlock(c)
 			parallelRows(rows, c, func(lo, hi int) {
-				for r0 := lo; r0 < hi; r0 += blk {
-					r1 := min(r0+blk, hi)
-					for r := r0; r < r1; r++ {
-						dst, dyr := o[r*c:(r+1)*c], g[r*c:(r+1)*c]
-						if masked {
-							vec.ReluGrad(dst, m[r*c:(r+1)*c], dyr)
-							dyr = dst
-						}
-						vec.DualAffine(dst, dyr, P, xv[r*c:(r+1)*c], Q, R)
+				for r := lo; r < hi; r++ {
+					dst, dyr := o[r*c:(r+1)*c], g[r*c:(r+1)*c]
+					if masked {
+						vec.ReluGrad(dst, m[r*c:(r+1)*c], dyr)
+						dyr = dst
 					}
 					if round {
-						roundBFloat16Slice(o[r0*c:r1*c], o[r0*c:r1*c])
+						vec.DualAffineRoundBF16(dst, dyr, P, xv[r*c:(r+1)*c], Q, R)
+					} else {
+						vec.DualAffine(dst, dyr, P, xv[r*c:(r+1)*c], Q, R)
 					}
 				}
 			})

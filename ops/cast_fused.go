@@ -8,10 +8,12 @@ import "os"
 // round as it writes (its rows still in cache), CastToBFloat16 builds that
 // variant instead, the same op with RoundsBFloat16 set: Conv2DBias and
 // Conv2DBiasRelu round in the convolution's epilogue, BatchNormApply,
-// BatchNormGradInput, AddRelu and MaxPool2DGrad by blocks of rows, and
-// Conv2DBackpropInput as it finishes each block of images. The values are
-// bitwise those of the cast (the same rounding, roundBFloat16Slice), and
-// so is the gradient: the cast's (dy rounded) and then p's. The plain op
+// BatchNormGradInput and AddRelu in the vector kernel's registers (vec's
+// *RoundBF16 kernels), MaxPool2DGrad by blocks of images after their
+// scatter, and Conv2DBackpropInput as it finishes each block of images.
+// The values are bitwise those of the cast (the same rounding as
+// roundBFloat16Slice), and so is the gradient: the cast's (dy rounded)
+// and then p's. The plain op
 // stays in the graph; executors skip it when nothing else reads it, as
 // with fuseRelu.
 //
@@ -28,9 +30,11 @@ import "os"
 var noBF16Fusion = os.Getenv("GOKERAS_BF16_FUSION") == "0"
 
 // fuseCastBF16 returns the variant of x's op that rounds its output to
-// bfloat16, for CastToBFloat16(x), when that op has one.
+// bfloat16, for CastToBFloat16(x), when that op has one. Not in an eager
+// trace: x's op has run already, and its rounding variant would run it
+// again.
 func fuseCastBF16(x Tensor) (Tensor, bool) {
-	if noBF16Fusion || x.n == nil {
+	if noBF16Fusion || x.n == nil || x.tr.eager != nil {
 		return Tensor{}, false
 	}
 	op, ok := x.n.Op().(*Op)

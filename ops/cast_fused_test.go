@@ -263,3 +263,15 @@ func TestBF16RoundedOpIsExact(t *testing.T) {
 		t.Errorf("a cast of a Reshape of a rounded op is a %s op, want a view", z.Node().Op().(*ops.Op).Kind())
 	}
 }
+
+// TestBF16CastNotFusedEagerly: in an eager trace the producer has run when
+// the cast is made; the cast stays a cast (the rounding variant would run
+// the producer again).
+func TestBF16CastNotFusedEagerly(t *testing.T) {
+	tr := ops.NewEagerTrace(false, 1)
+	a := tr.Constant(ops.Shape{2, 3}, []float32{1.001, -2, 3, 4, -5, 6.01})
+	y := bf16(ops.AddRelu(a, a))
+	if op := y.Node().Op().(*ops.Op); op.Kind() != "CastToBFloat16" || op.RoundsBFloat16() {
+		t.Errorf("an eager cast is a %s op (rounding %v)", op.Kind(), op.RoundsBFloat16())
+	}
+}

@@ -76,13 +76,15 @@ func (e epilogue) apply(y []float32, r0, r1 int, serial bool) {
 	rowsOn(serial, r1-r0, c, func(lo, hi int) {
 		for r := r0 + lo; r < r0+hi; r += k {
 			rows := y[r*c : min(r+k, r0+hi)*c]
-			if e.relu {
+			switch {
+			case e.relu && e.round:
+				vec.AddReluRoundBF16(rows, rows, e.rep[:len(rows)])
+			case e.relu:
 				vec.AddRelu(rows, rows, e.rep[:len(rows)])
-			} else {
+			case e.round:
+				vec.AddRoundBF16(rows, rows, e.rep[:len(rows)])
+			default:
 				vec.Add(rows, rows, e.rep[:len(rows)])
-			}
-			if e.round {
-				roundBFloat16Slice(rows, rows)
 			}
 		}
 	})

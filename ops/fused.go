@@ -95,8 +95,8 @@ func BiasAddRelu(x, b Tensor) Tensor {
 // a and b of one shape, in one pass.
 func AddRelu(a, b Tensor) Tensor { return addRelu(a, b, false) }
 
-// addRelu is AddRelu, rounding its output to bfloat16 by blocks when
-// round (cast_fused.go).
+// addRelu is AddRelu, rounding its output to bfloat16 as it computes it
+// when round (cast_fused.go).
 func addRelu(a, b Tensor, round bool) Tensor {
 	tr := sameTrace("AddRelu", a, b)
 	if !a.Shape().Equal(b.Shape()) {
@@ -107,14 +107,10 @@ func addRelu(a, b Tensor, round bool) Tensor {
 		fwd: func(o []float32, in [][]float32) {
 			x, y := in[0][:len(o)], in[1][:len(o)]
 			parallelElems(len(o), func(lo, hi int) {
-				if !round {
+				if round {
+					vec.AddReluRoundBF16(o[lo:hi], x[lo:hi], y[lo:hi])
+				} else {
 					vec.AddRelu(o[lo:hi], x[lo:hi], y[lo:hi])
-					return
-				}
-				for b0 := lo; b0 < hi; b0 += roundBlockFloats {
-					b1 := min(b0+roundBlockFloats, hi)
-					vec.AddRelu(o[b0:b1], x[b0:b1], y[b0:b1])
-					roundBFloat16Slice(o[b0:b1], o[b0:b1])
 				}
 			})
 		},

@@ -63,3 +63,48 @@ func BenchmarkRoundBF16(b *testing.B) {
 		RoundBF16(x, x)
 	}
 }
+
+// TestRoundedKernels compares each kernel with its result rounded (Add,
+// AddRelu, ScaleShift, ScaleShiftRelu, DualAffine and then RoundBF16)
+// bit for bit, NaNs, infinities and subnormals among the values.
+func TestRoundedKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 17))
+	const n = 1000
+	vals := func() []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			switch i % 11 {
+			case 3:
+				x[i] = math.Float32frombits(r.Uint32()) // NaNs, infinities, subnormals
+			case 5:
+				x[i] = float32(r.NormFloat64()) * 1e-39
+			default:
+				x[i] = float32(r.NormFloat64())
+			}
+		}
+		return x
+	}
+	a, b, c, d, e := vals(), vals(), vals(), vals(), vals()
+	for _, k := range []struct {
+		name           string
+		plain, rounded func(dst []float32)
+	}{
+		{"Add", func(y []float32) { Add(y, a, b) }, func(y []float32) { AddRoundBF16(y, a, b) }},
+		{"AddRelu", func(y []float32) { AddRelu(y, a, b) }, func(y []float32) { AddReluRoundBF16(y, a, b) }},
+		{"ScaleShift", func(y []float32) { ScaleShift(y, a, b, c) }, func(y []float32) { ScaleShiftRoundBF16(y, a, b, c) }},
+		{"ScaleShiftRelu", func(y []float32) { ScaleShiftRelu(y, a, b, c) }, func(y []float32) { ScaleShiftReluRoundBF16(y, a, b, c) }},
+		{"DualAffine", func(y []float32) { DualAffine(y, a, b, c, d, e) }, func(y []float32) { DualAffineRoundBF16(y, a, b, c, d, e) }},
+	} {
+		for _, m := range []int{n, 999, 33, 16, 7, 0} {
+			want, got := make([]float32, m), make([]float32, m)
+			k.plain(want)
+			RoundBF16(want, want)
+			k.rounded(got)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s, n=%d: [%d] = %#08x, rounded %s %#08x", k.name, m, i, math.Float32bits(got[i]), k.name, math.Float32bits(want[i]))
+				}
+			}
+		}
+	}
+}

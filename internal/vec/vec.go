@@ -23,13 +23,96 @@ func RoundBF16(dst, x []float32) {
 		roundBF16Asm(&dst[0], &x[0], i)
 	}
 	for ; i < len(dst); i++ {
-		u := math.Float32bits(x[i])
-		if u&0x7fffffff > 0x7f800000 {
-			u |= 0x00400000
-		} else {
-			u += 0x7fff + (u>>16)&1
+		dst[i] = roundBF16(x[i])
+	}
+}
+
+// roundBF16 is one value of RoundBF16.
+func roundBF16(v float32) float32 {
+	u := math.Float32bits(v)
+	if u&0x7fffffff > 0x7f800000 {
+		u |= 0x00400000
+	} else {
+		u += 0x7fff + (u>>16)&1
+	}
+	return math.Float32frombits(u &^ 0xffff)
+}
+
+// AddRoundBF16 is Add, its result rounded as RoundBF16 rounds, in one
+// pass.
+func AddRoundBF16(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	i := 0
+	if useAsm && len(dst) >= 16 {
+		i = len(dst) &^ 15
+		addRoundAsm(&dst[0], &a[0], &b[0], i)
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = roundBF16(a[i] + b[i])
+	}
+}
+
+// AddReluRoundBF16 is AddRelu, its result rounded as RoundBF16 rounds,
+// in one pass.
+func AddReluRoundBF16(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	i := 0
+	if useAsm && len(dst) >= 16 {
+		i = len(dst) &^ 15
+		addReluRoundAsm(&dst[0], &a[0], &b[0], i)
+	}
+	for ; i < len(dst); i++ {
+		v := a[i] + b[i]
+		if v < 0 {
+			v = 0
 		}
-		dst[i] = math.Float32frombits(u &^ 0xffff)
+		dst[i] = roundBF16(v)
+	}
+}
+
+// ScaleShiftRoundBF16 is ScaleShift, its result rounded as RoundBF16
+// rounds, in one pass.
+func ScaleShiftRoundBF16(dst, x, s, t []float32) {
+	x, s, t = x[:len(dst)], s[:len(dst)], t[:len(dst)]
+	i := 0
+	if useAsm && len(dst) >= 16 {
+		i = len(dst) &^ 15
+		scaleShiftRoundAsm(&dst[0], &x[0], &s[0], &t[0], i)
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = roundBF16(x[i]*s[i] + t[i])
+	}
+}
+
+// ScaleShiftReluRoundBF16 is ScaleShiftRelu, its result rounded as
+// RoundBF16 rounds, in one pass.
+func ScaleShiftReluRoundBF16(dst, x, s, t []float32) {
+	x, s, t = x[:len(dst)], s[:len(dst)], t[:len(dst)]
+	i := 0
+	if useAsm && len(dst) >= 16 {
+		i = len(dst) &^ 15
+		scaleShiftReluRoundAsm(&dst[0], &x[0], &s[0], &t[0], i)
+	}
+	for ; i < len(dst); i++ {
+		v := x[i]*s[i] + t[i]
+		if v < 0 {
+			v = 0
+		}
+		dst[i] = roundBF16(v)
+	}
+}
+
+// DualAffineRoundBF16 is DualAffine, its result rounded as RoundBF16
+// rounds, in one pass.
+func DualAffineRoundBF16(dst, a, p, b, q, r []float32) {
+	a, p, b, q, r = a[:len(dst)], p[:len(dst)], b[:len(dst)], q[:len(dst)], r[:len(dst)]
+	i := 0
+	if useAsm && len(dst) >= 16 {
+		i = len(dst) &^ 15
+		dualAffineRoundAsm(&dst[0], &a[0], &p[0], &b[0], &q[0], &r[0], i)
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = roundBF16(a[i]*p[i] + b[i]*q[i] + r[i])
 	}
 }
 

@@ -46,6 +46,21 @@ func squareAsm(dst, x *float32, n int)
 func roundBF16Asm(dst, x *float32, n int)
 
 //go:noescape
+func addRoundAsm(dst, a, b *float32, n int)
+
+//go:noescape
+func addReluRoundAsm(dst, a, b *float32, n int)
+
+//go:noescape
+func scaleShiftRoundAsm(dst, x, s, t *float32, n int)
+
+//go:noescape
+func scaleShiftReluRoundAsm(dst, x, s, t *float32, n int)
+
+//go:noescape
+func dualAffineRoundAsm(dst, a, p, b, q, r *float32, n int)
+
+//go:noescape
 func scaleShiftAsm(dst, x, s, t *float32, n int)
 
 //go:noescape

@@ -580,3 +580,144 @@ rbloop:
 rbdone:
 	VZEROUPPER
 	RET
+
+// The kernels below are Add, AddRelu, ScaleShift, ScaleShiftRelu and
+// DualAffine with their result rounded to bfloat16 in the register, as
+// roundBF16Asm rounds: RNE_CONSTS loads its constants (Z10, Z11, Z12,
+// Z15; R11 clobbered), RNE(z) rounds z in place (Z8, Z9 and K1
+// clobbered).
+#define RNE_CONSTS \
+	MOVL $1, R11; VPBROADCASTD R11, Z10; \
+	MOVL $0x7fff, R11; VPBROADCASTD R11, Z11; \
+	MOVL $0xffff0000, R11; VPBROADCASTD R11, Z12; \
+	MOVL $0x00400000, R11; VPBROADCASTD R11, Z15
+
+#define RNE(z) \
+	VPSRLD $16, z, Z8; VPANDD Z10, Z8, Z8; \
+	VPADDD Z11, z, Z9; VPADDD Z8, Z9, Z9; \
+	VFPCLASSPSZ $0x81, z, K1; VPORD Z15, z, K1, Z9; \
+	VPANDD Z12, Z9, z
+
+// func addRoundAsm(dst, a, b *float32, n int)
+TEXT ·addRoundAsm(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	RNE_CONSTS
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ arbdone
+arbloop:
+	VMOVUPS (SI)(AX*4), Z1
+	VADDPS (DX)(AX*4), Z1, Z1
+	RNE(Z1)
+	VMOVUPS Z1, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT arbloop
+arbdone:
+	VZEROUPPER
+	RET
+
+// func addReluRoundAsm(dst, a, b *float32, n int)
+TEXT ·addReluRoundAsm(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	RNE_CONSTS
+	VPXORD Z0, Z0, Z0
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ arrbdone
+arrbloop:
+	VMOVUPS (SI)(AX*4), Z1
+	VADDPS (DX)(AX*4), Z1, Z1
+	VMAXPS Z1, Z0, Z1
+	RNE(Z1)
+	VMOVUPS Z1, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT arrbloop
+arrbdone:
+	VZEROUPPER
+	RET
+
+// func scaleShiftRoundAsm(dst, x, s, t *float32, n int)
+TEXT ·scaleShiftRoundAsm(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ s+16(FP), DX
+	MOVQ t+24(FP), R8
+	MOVQ n+32(FP), CX
+	RNE_CONSTS
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ ssbdone
+ssbloop:
+	VMOVUPS (SI)(AX*4), Z1
+	VMOVUPS (R8)(AX*4), Z2
+	VFMADD231PS (DX)(AX*4), Z1, Z2
+	RNE(Z2)
+	VMOVUPS Z2, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT ssbloop
+ssbdone:
+	VZEROUPPER
+	RET
+
+// func scaleShiftReluRoundAsm(dst, x, s, t *float32, n int)
+TEXT ·scaleShiftReluRoundAsm(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ s+16(FP), DX
+	MOVQ t+24(FP), R8
+	MOVQ n+32(FP), CX
+	RNE_CONSTS
+	VPXORD Z0, Z0, Z0
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ ssrbdone
+ssrbloop:
+	VMOVUPS (SI)(AX*4), Z1
+	VMOVUPS (R8)(AX*4), Z2
+	VFMADD231PS (DX)(AX*4), Z1, Z2
+	VMAXPS Z2, Z0, Z2
+	RNE(Z2)
+	VMOVUPS Z2, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT ssrbloop
+ssrbdone:
+	VZEROUPPER
+	RET
+
+// func dualAffineRoundAsm(dst, a, p, b, q, r *float32, n int)
+TEXT ·dualAffineRoundAsm(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ p+16(FP), DX
+	MOVQ b+24(FP), BX
+	MOVQ q+32(FP), R8
+	MOVQ r+40(FP), R9
+	MOVQ n+48(FP), CX
+	RNE_CONSTS
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ dabdone
+dabloop:
+	VMOVUPS (R9)(AX*4), Z1
+	VMOVUPS (SI)(AX*4), Z2
+	VFMADD231PS (DX)(AX*4), Z2, Z1
+	VMOVUPS (BX)(AX*4), Z3
+	VFMADD231PS (R8)(AX*4), Z3, Z1
+	RNE(Z1)
+	VMOVUPS Z1, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT dabloop
+dabdone:
+	VZEROUPPER
+	RET

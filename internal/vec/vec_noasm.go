@@ -18,6 +18,11 @@ func addScalarAsm(dst, x *float32, n int, c float32)                  { panic("v
 func axpyAsm(dst, x *float32, n int, c float32)                       { panic("vec: no asm") }
 func squareAsm(dst, x *float32, n int)                                { panic("vec: no asm") }
 func roundBF16Asm(dst, x *float32, n int)                             { panic("vec: no asm") }
+func addRoundAsm(dst, a, b *float32, n int)                           { panic("vec: no asm") }
+func addReluRoundAsm(dst, a, b *float32, n int)                       { panic("vec: no asm") }
+func scaleShiftRoundAsm(dst, x, s, t *float32, n int)                 { panic("vec: no asm") }
+func scaleShiftReluRoundAsm(dst, x, s, t *float32, n int)             { panic("vec: no asm") }
+func dualAffineRoundAsm(dst, a, p, b, q, r *float32, n int)           { panic("vec: no asm") }
 func scaleShiftAsm(dst, x, s, t *float32, n int)                      { panic("vec: no asm") }
 func scaleShiftReluAsm(dst, x, s, t *float32, n int)                  { panic("vec: no asm") }
 func dualAffineAsm(dst, a, p, b, q, r *float32, n int)                { panic("vec: no asm") }
