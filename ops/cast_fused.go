@@ -1,6 +1,11 @@
 package ops
 
-import "os"
+import (
+	"os"
+	"strings"
+
+	"github.com/gokeras/gokeras/internal/vec"
+)
 
 // Under mixed_bfloat16 a layer's output is CastToBFloat16(p): a pass over
 // p's output after p wrote it, at memory speed (a quarter of the casts'
@@ -10,7 +15,8 @@ import "os"
 // Conv2DBiasRelu round in the convolution's epilogue, BatchNormApply,
 // BatchNormGradInput and AddRelu in the vector kernel's registers (vec's
 // *RoundBF16 kernels), MaxPool2DGrad by blocks of images after their
-// scatter, and Conv2DBackpropInput as it finishes each block of images.
+// scatter, and Conv2DBackpropInput as it finishes each block of images;
+// gorgonia's sum of two gradient terms becomes an Add that rounds.
 // The values are bitwise those of the cast (the same rounding as
 // roundBFloat16Slice), and so is the gradient: the cast's (dy rounded)
 // and then p's. The plain op
@@ -38,7 +44,10 @@ func fuseCastBF16(x Tensor) (Tensor, bool) {
 		return Tensor{}, false
 	}
 	op, ok := x.n.Op().(*Op)
-	if !ok || op.bf16 || op.roundedBF16 == nil {
+	if !ok {
+		return fuseCastGradSum(x)
+	}
+	if op.bf16 || op.roundedBF16 == nil {
 		return Tensor{}, false
 	}
 	ch := Children(x.tr.g, x.n)
@@ -47,6 +56,54 @@ func fuseCastBF16(x Tensor) (Tensor, bool) {
 		in[i] = x.tr.wrap(c)
 	}
 	return op.roundedBF16(in), true
+}
+
+// fuseCastGradSum returns, for CastToBFloat16(x) of gorgonia's "+" of
+// two gradient terms of x's size (what Grad sums for a value read twice;
+// the engine runs it as a vector add), an Add that rounds its output:
+// the same float32 additions, then the cast's rounding.
+func fuseCastGradSum(x Tensor) (Tensor, bool) {
+	op := x.n.Op()
+	if op == nil { // a variable, a placeholder or a constant
+		return Tensor{}, false
+	}
+	if name := op.String(); name != "+" && !strings.HasPrefix(name, "+ ") {
+		return Tensor{}, false
+	}
+	ch := Children(x.tr.g, x.n)
+	if len(ch) != 2 {
+		return Tensor{}, false
+	}
+	a, b := x.tr.wrap(ch[0]), x.tr.wrap(ch[1])
+	n := x.Shape().Size()
+	if a.Shape().Size() != n || b.Shape().Size() != n {
+		return Tensor{}, false
+	}
+	return addRoundBF16(a, b, x.Shape()), true
+}
+
+// addRoundBF16 is a + b for a and b of out's size, rounded to bfloat16
+// as it is computed (an Add that RoundsBFloat16); its gradient is the
+// cast's, dy rounded, for both.
+func addRoundBF16(a, b Tensor, out Shape) Tensor {
+	tr := sameTrace("Add", a, b)
+	return tr.apply(&Op{
+		name: "Add", out: out.Clone(), attrs: binaryAttrs{}, bf16: true,
+		fwd: func(o []float32, in [][]float32) {
+			x, y := in[0][:len(o)], in[1][:len(o)]
+			parallelElems(len(o), func(lo, hi int) { vec.AddRoundBF16(o[lo:hi], x[lo:hi], y[lo:hi]) })
+		},
+		grad: func(in []Tensor, _, dy Tensor) []Tensor {
+			g := CastToBFloat16(dy)
+			out := []Tensor{g, g}
+			for i, t := range in {
+				if !t.Shape().Equal(g.Shape()) {
+					out[i] = Reshape(g, t.Shape())
+				}
+			}
+			return out
+		},
+	}, a, b)
 }
 
 // roundedBy reports whether x is the output of an op that rounds it to

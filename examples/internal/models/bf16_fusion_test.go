@@ -11,19 +11,19 @@ import (
 // TestBF16CastFusionInSeedModels: under mixed_bfloat16 the training step
 // of the seed CNN and ResNet (forward pass, loss, gradients) casts no
 // output of a convolution with its bias, a batch normalization or its
-// input gradient, a residual AddRelu, a max pooling's gradient or a
-// convolution's input gradient: those ops round their output themselves
-// (ops/cast_fused.go), and the casts left read weights, inputs and other
-// ops.
+// input gradient, a residual AddRelu, a max pooling's gradient, a
+// convolution's input gradient or a sum of gradient terms (AddN): those
+// ops round their output themselves (ops/cast_fused.go; the sum becomes
+// an Add), and the casts left read weights, inputs and other ops.
 func TestBF16CastFusionInSeedModels(t *testing.T) {
 	fusable := map[string]bool{"Conv2DBias": true, "Conv2DBiasRelu": true, "BatchNormApply": true, "BatchNormGradInput": true,
-		"AddRelu": true, "MaxPool2DGrad": true, "Conv2DBackpropInput": true}
+		"AddRelu": true, "MaxPool2DGrad": true, "Conv2DBackpropInput": true, "AddN": true}
 	for _, c := range []struct {
 		name string
 		want []string // kinds with rounding steps
 	}{
 		{"cnn", []string{"Conv2DBiasRelu", "Conv2DBackpropInput"}},
-		{"resnet", []string{"Conv2DBias", "BatchNormApply", "BatchNormGradInput", "AddRelu", "MaxPool2DGrad", "Conv2DBackpropInput"}},
+		{"resnet", []string{"Conv2DBias", "BatchNormApply", "BatchNormGradInput", "AddRelu", "MaxPool2DGrad", "Conv2DBackpropInput", "Add"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, x, y := seedModel(t, c.name, "mixed_bfloat16", optimizers.NewSGD(optimizers.LearningRate(0.1)), 4)
