@@ -27,6 +27,17 @@ func MaxPool2D(x Tensor, attrs Pool2DAttrs) Tensor {
 	// argmax[i] is the input index that output i came from, kept for the
 	// backward pass of the same step.
 	argmax := make([]int32, g.n*g.oh*g.ow*g.c)
+	// ox in [oxLo, oxHi): windows whose taps all lie inside across
+	oxLo, oxHi := g.ow, g.ow
+	for ox := 0; ox < g.ow; ox++ {
+		if ix := ox*g.sw - g.pl; ix >= 0 && ix+g.kw <= g.w {
+			oxLo = min(oxLo, ox)
+			oxHi = ox + 1
+		}
+	}
+	if oxLo > oxHi {
+		oxLo, oxHi = 0, 0
+	}
 	return tr.apply(&Op{
 		name: "MaxPool2D", out: Shape{g.n, g.oh, g.ow, g.c}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
@@ -34,7 +45,41 @@ func MaxPool2D(x Tensor, attrs Pool2DAttrs) Tensor {
 			parallelRows(g.n*g.oh, g.ow*g.c*g.kh*g.kw, func(lo, hi int) {
 				for bo := lo; bo < hi; bo++ {
 					b, oy := bo/g.oh, bo%g.oh
+					// The windows wholly inside across, by taps over the row.
+					if n := oxHi - oxLo; n > 0 {
+						row := ((b*g.oh+oy)*g.ow + oxLo) * g.c
+						ov, am := o[row:row+n*g.c], argmax[row:row+n*g.c]
+						first := true
+						for ky := 0; ky < g.kh; ky++ {
+							iy := oy*g.sh - g.pt + ky
+							if iy < 0 || iy >= g.h {
+								continue
+							}
+							for kx := 0; kx < g.kw; kx++ {
+								off := ((b*g.h+iy)*g.w + oxLo*g.sw - g.pl + kx) * g.c
+								if first {
+									vec.SetArgPixels(ov, am, xs[off:], off, g.c, n, g.sw*g.c)
+									first = false
+								} else {
+									vec.MaxArgPixels(ov, am, xs[off:], off, g.c, n, g.sw*g.c)
+								}
+							}
+						}
+						if first { // no kernel row inside the input
+							for ox := oxLo; ox < oxHi; ox++ {
+								base := ((b*g.oh+oy)*g.ow + ox) * g.c
+								for c := 0; c < g.c; c++ {
+									o[base+c] = float32(math.Inf(-1))
+									argmax[base+c] = int32(b*g.h*g.w*g.c + c)
+								}
+							}
+						}
+					}
 					for ox := 0; ox < g.ow; ox++ {
+						if ox == oxLo && oxHi > oxLo {
+							ox = oxHi - 1
+							continue
+						}
 						base := ((b*g.oh+oy)*g.ow + ox) * g.c
 						ov, am := o[base:base+g.c], argmax[base:base+g.c]
 						first := true
@@ -105,6 +150,21 @@ func maxPoolScatter(dy, y Tensor, a maxPoolGradAttrs, round bool) Tensor {
 	if round {
 		nb = roundRowBlock(img)
 	}
+	// Windows that do not overlap and lie inside the input (stride at
+	// least the pool, no padding before): each input element gets at most
+	// one dy, so the gradient is selected tap by tap (vec.ScatterPixels)
+	// instead of cleared and scatter-added element by element; the
+	// clearing stays where the windows leave elements out.
+	pg := newGeom("MaxPool2DGrad", xs, a.Pool[0], a.Pool[1], a.Strides, [2]int{1, 1}, a.Padding)
+	selects := pg.sh >= pg.kh && pg.sw >= pg.kw && pg.pt == 0 && pg.pl == 0 &&
+		(pg.oh-1)*pg.sh+pg.kh <= pg.h && (pg.ow-1)*pg.sw+pg.kw <= pg.w
+	tiles := selects && pg.oh*pg.kh == pg.h && pg.ow*pg.kw == pg.w // every element in a window
+	var offs []int
+	for ky := 0; ky < pg.kh; ky++ {
+		for kx := 0; kx < pg.kw; kx++ {
+			offs = append(offs, (ky*pg.w+kx)*pg.c)
+		}
+	}
 	op := &Op{
 		name: "MaxPool2DGrad", out: xs.Clone(), attrs: a,
 		fwd: func(o []float32, in [][]float32) {
@@ -114,15 +174,26 @@ func maxPoolScatter(dy, y Tensor, a maxPoolGradAttrs, round bool) Tensor {
 			parallelRows(xs[0], img, func(lo, hi int) {
 				for b0 := lo; b0 < hi; b0 += nb {
 					b1 := min(b0+nb, hi)
-					clear(o[b0*img : b1*img])
+					if !tiles {
+						clear(o[b0*img : b1*img])
+					}
 					src := g[b0*per : b1*per]
 					if a.Masked {
 						src = masked[b0*per : b1*per]
 						vec.ReluGrad(src, in[1][b0*per:b1*per], g[b0*per:b1*per])
 					}
 					am := argmax[b0*per : b1*per]
-					for i, v := range src {
-						o[am[i]] += v
+					if selects {
+						rowLen := pg.ow * pg.c
+						for r := 0; r < (b1-b0)*pg.oh; r++ {
+							b, oy := b0+r/pg.oh, r%pg.oh
+							win := (b*pg.h + oy*pg.sh) * pg.w * pg.c
+							vec.ScatterPixels(o, src[r*rowLen:(r+1)*rowLen], am[r*rowLen:(r+1)*rowLen], win, pg.c, pg.ow, pg.sw*pg.c, offs)
+						}
+					} else {
+						for i, v := range src {
+							o[am[i]] += v
+						}
 					}
 					if round {
 						roundBFloat16Slice(o[b0*img:b1*img], o[b0*img:b1*img])
