@@ -16,7 +16,7 @@ import (
 func TestMaxPoolMatchesLoops(t *testing.T) {
 	cases := []struct {
 		h, w, c, k, s int
-		padding      string
+		padding       string
 	}{
 		{26, 26, 32, 2, 2, "valid"}, // the seed CNN's first pooling: windows tile the input
 		{11, 11, 64, 2, 2, "valid"}, // its second: the last row and column in no window
