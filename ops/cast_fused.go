@@ -59,7 +59,7 @@ func fuseCastBF16(x Tensor) (Tensor, bool) {
 }
 
 // fuseCastGradSum returns, for CastToBFloat16(x) of gorgonia's "+" of
-// two gradient terms of x's size (what Grad sums for a value read twice;
+// two gradient terms of x's shape (what Grad sums for a value read twice;
 // the engine runs it as a vector add), an Add that rounds its output:
 // the same float32 additions, then the cast's rounding.
 func fuseCastGradSum(x Tensor) (Tensor, bool) {
@@ -75,33 +75,26 @@ func fuseCastGradSum(x Tensor) (Tensor, bool) {
 		return Tensor{}, false
 	}
 	a, b := x.tr.wrap(ch[0]), x.tr.wrap(ch[1])
-	n := x.Shape().Size()
-	if a.Shape().Size() != n || b.Shape().Size() != n {
+	if !a.Shape().Equal(x.Shape()) || !b.Shape().Equal(x.Shape()) {
 		return Tensor{}, false
 	}
-	return addRoundBF16(a, b, x.Shape()), true
+	return addRoundBF16(a, b), true
 }
 
-// addRoundBF16 is a + b for a and b of out's size, rounded to bfloat16
-// as it is computed (an Add that RoundsBFloat16); its gradient is the
+// addRoundBF16 is a + b for a and b of one shape, rounded to bfloat16 as
+// it is computed (an Add that RoundsBFloat16); its gradient is the
 // cast's, dy rounded, for both.
-func addRoundBF16(a, b Tensor, out Shape) Tensor {
+func addRoundBF16(a, b Tensor) Tensor {
 	tr := sameTrace("Add", a, b)
 	return tr.apply(&Op{
-		name: "Add", out: out.Clone(), attrs: binaryAttrs{}, bf16: true,
+		name: "Add", out: a.Shape().Clone(), attrs: binaryAttrs{}, bf16: true,
 		fwd: func(o []float32, in [][]float32) {
 			x, y := in[0][:len(o)], in[1][:len(o)]
 			parallelElems(len(o), func(lo, hi int) { vec.AddRoundBF16(o[lo:hi], x[lo:hi], y[lo:hi]) })
 		},
-		grad: func(in []Tensor, _, dy Tensor) []Tensor {
+		grad: func(_ []Tensor, _, dy Tensor) []Tensor {
 			g := CastToBFloat16(dy)
-			out := []Tensor{g, g}
-			for i, t := range in {
-				if !t.Shape().Equal(g.Shape()) {
-					out[i] = Reshape(g, t.Shape())
-				}
-			}
-			return out
+			return []Tensor{g, g}
 		},
 	}, a, b)
 }
