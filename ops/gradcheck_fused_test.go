@@ -108,8 +108,8 @@ func TestGradientsFused(t *testing.T) {
 // bfloat16 weights on the output (so that the cast's gradient, the
 // weights rounded, changes nothing). Where an input is cast too, its
 // gradient is the rounded one of the fused input gradient
-// (Conv2DBackpropInput, BatchNormGradInput, MaxPool2DGrad): within a
-// bfloat16 rounding of the differences.
+// (Conv2DBackpropInput, BatchNormGradInput, MaxPool2DGrad, the sum of two
+// gradient terms): within a bfloat16 rounding of the differences.
 func TestGradientsBF16Fused(t *testing.T) {
 	s := func(d ...int) ops.Shape { return ops.Shape(d) }
 	spread := func(_ int, r *rand.Rand) float32 { return float32(r.NormFloat64()*1.5 + 0.3) }
@@ -177,6 +177,14 @@ func TestGradientsBF16Fused(t *testing.T) {
 				return ops.CastToBFloat16(ops.MaxPool2D(ops.CastToBFloat16(x[0]), pool))
 			},
 			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.MaxPool2D(x[0], pool) }},
+		// a rounded value read twice: its gradient terms' sum is an Add
+		// that rounds
+		{name: "GradientSumRound", shapes: []ops.Shape{s(3, 5)}, gen: bf16First(nil), tol: 6e-3,
+			build: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor {
+				v := ops.CastToBFloat16(x[0])
+				return ops.CastToBFloat16(ops.Mul(ops.CastToBFloat16(ops.Square(v)), ops.CastToBFloat16(ops.Scale(v, 3))))
+			},
+			smooth: func(_ *ops.Trace, x []ops.Tensor) ops.Tensor { return ops.Mul(ops.Square(x[0]), ops.Scale(x[0], 3)) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkGrad(t, c) })
