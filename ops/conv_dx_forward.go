@@ -1,6 +1,9 @@
 package ops
 
-import "github.com/gokeras/gokeras/internal/vec"
+import (
+	"github.com/gokeras/gokeras/internal/kernels"
+	"github.com/gokeras/gokeras/internal/vec"
+)
 
 // The input gradient of a stride-1 convolution is itself a convolution:
 // dx = conv(dy, w') with w'[ky][kx][co][ci] = w[kh-1-ky][kw-1-kx][ci][co]
@@ -17,9 +20,10 @@ import "github.com/gokeras/gokeras/internal/vec"
 // dxConv is the forward convolution computing a convolution's input
 // gradient (newDxConv).
 type dxConv struct {
-	g    convGeom  // over dy: n x oh x ow x cout, output n x h x w x c
-	plan *convPlan // its tap classes (nil when it runs on packed operands)
-	wt   []float32 // w', remade each step
+	g     convGeom  // over dy: n x oh x ow x cout, output n x h x w x c
+	plan  *convPlan // its tap classes (nil when it runs on packed operands)
+	pairs []uint32  // w in bfloat16 pairs (packFlippedPanels; made on use)
+	wt    []float32 // w', remade each step (tap classes; made on use)
 }
 
 // dxConvMaxKernel bounds the kernels that go this way (floats): the flip
@@ -32,8 +36,10 @@ const dxConvMaxKernel = 256 << 10
 // apply: strides or dilations other than 1, a kernel over
 // dxConvMaxKernel, and, unless the flipped convolution runs on packed
 // operands (forwardPacked, which takes any padding: a 'valid'
-// convolution's input gradient is a 'full' one over dy), padding that is
-// not the same on both sides or a plan without tap classes.
+// convolution's input gradient is a 'full' one over dy; with whole
+// panels of input channels, its kernel packed straight from w,
+// packFlippedPanels), padding that is not the same on both sides or a
+// plan without tap classes.
 func newDxConv(g convGeom, cout int, gm gemmMode) *dxConv {
 	if g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 || g.kh*g.kw*g.c*cout > dxConvMaxKernel {
 		return nil
@@ -42,7 +48,7 @@ func newDxConv(g convGeom, cout int, gm gemmMode) *dxConv {
 	// as the output size h implies), likewise across: x's size back.
 	d := &dxConv{g: convGeom{n: g.n, h: g.oh, w: g.ow, c: cout, kh: g.kh, kw: g.kw, oh: g.h, ow: g.w,
 		sh: 1, sw: 1, dh: 1, dw: 1, pt: g.kh - 1 - g.pt, pl: g.kw - 1 - g.pl}}
-	if !forwardPacked(d.g, gm) {
+	if !forwardPacked(d.g, gm) || g.c%kernels.BF16PanelWidth != 0 || cout%2 != 0 {
 		if 2*g.pt != g.kh-1 || 2*g.pl != g.kw-1 || g.oh != g.h || g.ow != g.w {
 			return nil
 		}
@@ -51,7 +57,6 @@ func newDxConv(g convGeom, cout int, gm gemmMode) *dxConv {
 		}
 		d.plan.gemmMode = gm
 	}
-	d.wt = make([]float32, g.kh*g.kw*g.c*cout)
 	return d
 }
 
@@ -61,19 +66,25 @@ func (d *dxConv) run(dx, dy, w []float32, scratch *scratchArena, round bool) {
 	g := d.g // input channels cout, output channels c (forward's)
 	c, cout := len(w)/(g.kh*g.kw*g.c), g.c
 	taps := g.kh * g.kw
+	var ep epilogue
+	if round {
+		ep = roundingEpilogue(c)
+	}
+	if d.plan == nil { // packed operands (newDxConv checked the channels)
+		if d.pairs == nil {
+			d.pairs = make([]uint32, taps*c*cout/2)
+		}
+		forwardPackedWith(g, c, dx, dy, func(bp []uint32, kp int) { packFlippedPanels(bp, d.pairs, w, taps, c, cout, kp) }, scratch, ep)
+		return
+	}
+	if d.wt == nil {
+		d.wt = make([]float32, taps*c*cout)
+	}
 	parallelRows(taps, c*cout, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			// w'[t] (cout x c) is the transpose of w[taps-1-t] (c x cout)
 			vec.Transpose(d.wt[t*cout*c:(t+1)*cout*c], w[(taps-1-t)*c*cout:(taps-t)*c*cout], c, cout, 0, c)
 		}
 	})
-	var ep epilogue
-	if round {
-		ep = roundingEpilogue(c)
-	}
-	if d.plan == nil {
-		forwardPackedRun(g, c, dx, dy, d.wt, scratch, ep)
-		return
-	}
 	d.plan.forwardBlocked(g, c, dx, dy, d.wt, scratch, ep)
 }

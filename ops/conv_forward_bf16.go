@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/gokeras/gokeras/internal/kernels"
+	"github.com/gokeras/gokeras/internal/vec"
 )
 
 // The forward pass of a bfloat16 convolution on packed operands (AMX).
@@ -43,6 +44,12 @@ const forwardPackedRows = 512
 // Each output row is one GEMM row over the whole patch, so the results
 // do not depend on the block size or the CPU count.
 func forwardPackedRun(g convGeom, cout int, y, x, w []float32, arena *scratchArena, ep epilogue) {
+	forwardPackedWith(g, cout, y, x, func(bp []uint32, kp int) { packKernelPanels(bp, w, g.patch(), cout, kp) }, arena, ep)
+}
+
+// forwardPackedWith is forwardPackedRun with the kernel's panels made by
+// pack (kp pair rows).
+func forwardPackedWith(g convGeom, cout int, y, x []float32, pack func(bp []uint32, kp int), arena *scratchArena, ep epilogue) {
 	const wd = kernels.BF16PanelWidth
 	p, per := g.patch(), g.oh*g.ow
 	kp, _ := kernels.BF16PackedKPairs(p)
@@ -55,7 +62,7 @@ func forwardPackedRun(g convGeom, cout int, y, x, w []float32, arena *scratchAre
 	buf := arena.get(packedB + s.slots*perSlot)
 	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(buf))), len(buf))
 	bp := words[:packedB]
-	packKernelPanels(bp, w, p, cout, kp)
+	pack(bp, kp)
 	s.run(func(slot, b0, b1 int, serial bool) {
 		ap := words[packedB+slot*perSlot:][:perSlot]
 		r0, r1 := b0*per, b1*per
@@ -139,4 +146,29 @@ func packOddRun(d []uint32, off int, v []float32) {
 			d[e/2] |= two[0] << 16
 		}
 	}
+}
+
+// packFlippedPanels packs the kernel of the forward convolution that
+// computes the input gradient of w (taps x c x cout, HWIO) into the
+// panels of kernels.SgemmBF16PackedB, straight from w: that kernel's row
+// (t, co) and column ci hold w[taps-1-t][ci][co] (flipped in space, its
+// channels swapped), so pair row (t, co/2) of panel r holds the pairs
+// (w[taps-1-t][ci][co], w[taps-1-t][ci][co+1]), adjacent in w. All of w
+// is converted into pairs in one pass, then each tap's block of 32 input
+// channels transposed (as 32-bit words, vec.Transpose) into its panel:
+// no flipped float32 copy of the kernel. cout is even and c a multiple
+// of the panel width; kp = taps*cout/2 (a multiple of 16, forwardPacked).
+func packFlippedPanels(bp []uint32, pairs []uint32, w []float32, taps, c, cout, kp int) {
+	const wd = kernels.BF16PanelWidth
+	half := cout / 2
+	kernels.ConvertBF16Pairs(pairs[:taps*c*half], w[:taps*c*cout])
+	src := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(pairs))), len(pairs))
+	dst := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(bp))), len(bp))
+	parallelRows(taps*c/wd, wd*half, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			t, r := i/(c/wd), i%(c/wd) // tap of the flipped kernel, panel
+			blk := src[((taps-1-t)*c+r*wd)*half:][:wd*half]
+			vec.Transpose(dst[r*wd*kp+t*half*wd:][:half*wd], blk, wd, half, 0, wd)
+		}
+	})
 }

@@ -305,3 +305,36 @@ func TestDxConvApplies(t *testing.T) {
 		}
 	}
 }
+
+// TestPackFlippedPanels: the input gradient's kernel packed straight from
+// w equals the packing of the flipped float32 kernel, bit for bit.
+func TestPackFlippedPanels(t *testing.T) {
+	if _, ok := kernels.BF16PackedKPairs(2); !ok {
+		t.Skip("no hardware bfloat16 kernel")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct{ taps, c, cout int }{{9, 64, 64}, {9, 32, 64}, {1, 64, 32}, {4, 96, 16}} {
+		w := make([]float32, c.taps*c.c*c.cout)
+		for i := range w {
+			w[i] = float32(r.NormFloat64())
+		}
+		wt := make([]float32, len(w)) // taps x cout x c, flipped
+		for tp := 0; tp < c.taps; tp++ {
+			for ci := 0; ci < c.c; ci++ {
+				for co := 0; co < c.cout; co++ {
+					wt[(tp*c.cout+co)*c.c+ci] = w[((c.taps-1-tp)*c.c+ci)*c.cout+co]
+				}
+			}
+		}
+		kp := c.taps * c.cout / 2
+		want := make([]uint32, ceilDiv(c.c, 32)*32*kp)
+		packKernelPanels(want, wt, c.taps*c.cout, c.c, kp)
+		got := make([]uint32, len(want))
+		packFlippedPanels(got, make([]uint32, len(w)/2), w, c.taps, c.c, c.cout, kp)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%+v: word %d = %#x, flipped copy packed %#x", c, i, got[i], want[i])
+			}
+		}
+	}
+}
