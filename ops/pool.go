@@ -35,79 +35,52 @@ func MaxPool2D(x Tensor, attrs Pool2DAttrs) Tensor {
 			oxHi = ox + 1
 		}
 	}
-	if oxLo > oxHi {
-		oxLo, oxHi = 0, 0
-	}
 	return tr.apply(&Op{
 		name: "MaxPool2D", out: Shape{g.n, g.oh, g.ow, g.c}, attrs: attrs,
 		fwd: func(o []float32, in [][]float32) {
 			xs := in[0]
+			// run computes outputs [ox0, ox0+n) of row (b, oy), whose
+			// windows have the same taps [k0, k1) inside the input
+			// across: by taps over the whole run.
+			run := func(b, oy, ox0, n, k0, k1 int) {
+				row := ((b*g.oh+oy)*g.ow + ox0) * g.c
+				ov, am := o[row:row+n*g.c], argmax[row:row+n*g.c]
+				first := true
+				for ky := 0; ky < g.kh; ky++ {
+					iy := oy*g.sh - g.pt + ky
+					if iy < 0 || iy >= g.h {
+						continue
+					}
+					for kx := k0; kx < k1; kx++ {
+						off := ((b*g.h+iy)*g.w + ox0*g.sw - g.pl + kx) * g.c
+						if first {
+							vec.SetArgPixels(ov, am, xs[off:], off, g.c, n, g.sw*g.c)
+							first = false
+						} else {
+							vec.MaxArgPixels(ov, am, xs[off:], off, g.c, n, g.sw*g.c)
+						}
+					}
+				}
+				if first { // no tap inside the input (not possible with TensorFlow's padding rules)
+					for i := range ov {
+						ov[i] = float32(math.Inf(-1))
+						am[i] = int32(b*g.h*g.w*g.c + i%g.c)
+					}
+				}
+			}
 			parallelRows(g.n*g.oh, g.ow*g.c*g.kh*g.kw, func(lo, hi int) {
 				for bo := lo; bo < hi; bo++ {
 					b, oy := bo/g.oh, bo%g.oh
-					// The windows wholly inside across, by taps over the row.
-					if n := oxHi - oxLo; n > 0 {
-						row := ((b*g.oh+oy)*g.ow + oxLo) * g.c
-						ov, am := o[row:row+n*g.c], argmax[row:row+n*g.c]
-						first := true
-						for ky := 0; ky < g.kh; ky++ {
-							iy := oy*g.sh - g.pt + ky
-							if iy < 0 || iy >= g.h {
-								continue
-							}
-							for kx := 0; kx < g.kw; kx++ {
-								off := ((b*g.h+iy)*g.w + oxLo*g.sw - g.pl + kx) * g.c
-								if first {
-									vec.SetArgPixels(ov, am, xs[off:], off, g.c, n, g.sw*g.c)
-									first = false
-								} else {
-									vec.MaxArgPixels(ov, am, xs[off:], off, g.c, n, g.sw*g.c)
-								}
-							}
-						}
-						if first { // no kernel row inside the input
-							for ox := oxLo; ox < oxHi; ox++ {
-								base := ((b*g.oh+oy)*g.ow + ox) * g.c
-								for c := 0; c < g.c; c++ {
-									o[base+c] = float32(math.Inf(-1))
-									argmax[base+c] = int32(b*g.h*g.w*g.c + c)
-								}
-							}
-						}
+					if oxHi > oxLo {
+						run(b, oy, oxLo, oxHi-oxLo, 0, g.kw)
 					}
 					for ox := 0; ox < g.ow; ox++ {
 						if ox == oxLo && oxHi > oxLo {
 							ox = oxHi - 1
 							continue
 						}
-						base := ((b*g.oh+oy)*g.ow + ox) * g.c
-						ov, am := o[base:base+g.c], argmax[base:base+g.c]
-						first := true
-						for ky := 0; ky < g.kh; ky++ {
-							iy := oy*g.sh - g.pt + ky
-							if iy < 0 || iy >= g.h {
-								continue
-							}
-							for kx := 0; kx < g.kw; kx++ {
-								ix := ox*g.sw - g.pl + kx
-								if ix < 0 || ix >= g.w {
-									continue
-								}
-								off := ((b*g.h+iy)*g.w + ix) * g.c
-								if first {
-									vec.SetArg(ov, am, xs[off:off+g.c], off)
-									first = false
-								} else {
-									vec.MaxArg(ov, am, xs[off:off+g.c], off)
-								}
-							}
-						}
-						if first { // no tap inside the input (not possible with TensorFlow's padding rules)
-							for c := range ov {
-								ov[c] = float32(math.Inf(-1))
-								am[c] = int32(b*g.h*g.w*g.c + c)
-							}
-						}
+						ix := ox*g.sw - g.pl
+						run(b, oy, ox, 1, max(0, -ix), max(min(g.kw, g.w-ix), 0))
 					}
 				}
 			})

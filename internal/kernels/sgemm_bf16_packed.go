@@ -98,22 +98,23 @@ func SgemmBF16PackedB(serial, transA bool, m, n, k int, a []float32, lda int, bp
 	case len(bp) < ceilDiv(n, BF16PanelWidth)*BF16PanelWidth*kp:
 		panic("kernels: SgemmBF16PackedB: packed B too short")
 	}
-	if k == 0 {
-		scaleC(m, n, beta, c, ldc)
+	runPacked(serial, &bf16Job{kern: activeBF16, transA: transA, m: m, nc: n, kb: k, alpha: 1, beta: beta, a: a, lda: lda, c: c, ldc: ldc, bp: bp})
+}
+
+// runPacked runs job j (validated, B packed by the caller in one k block
+// of j.kb, A too when j.ap is set) on up to Threads() goroutines, or on
+// the calling one when serial.
+func runPacked(serial bool, j *bf16Job) {
+	if j.kb == 0 {
+		scaleC(j.m, j.nc, j.beta, j.c, j.ldc)
 		return
 	}
 	nt := Threads()
-	if serial || 2*float64(m)*float64(n)*float64(k) < parallelMinFlops {
+	if serial || 2*float64(j.m)*float64(j.nc)*float64(j.kb) < parallelMinFlops {
 		nt = 1
 	}
-	j := &bf16Job{
-		kern: activeBF16, transA: transA,
-		m: m, nc: n, kb: k, alpha: 1, beta: beta,
-		a: a, lda: lda, c: c, ldc: ldc,
-	}
 	j.plan(nt)
-	// One k block, packed by the caller: no packing items.
-	j.kcMax, j.packItems, j.bp = k, 0, bp
+	j.kcMax, j.packItems = j.kb, 0 // one k block, packed: no packing items
 	runParticipants(min(nt, j.items), j.run)
 }
 
@@ -158,19 +159,7 @@ func SgemmBF16PackedAB(serial bool, m, n, k int, ap []uint32, lda int, bp []uint
 	case len(bp) < ceilDiv(n, BF16PanelWidth)*BF16PanelWidth*kp:
 		panic("kernels: SgemmBF16PackedAB: packed B too short")
 	}
-	if k == 0 {
-		scaleC(m, n, beta, c, ldc)
-		return
-	}
-	nt := Threads()
-	if serial || 2*float64(m)*float64(n)*float64(k) < parallelMinFlops {
-		nt = 1
-	}
-	j := &bf16Job{kern: activeBF16, m: m, nc: n, kb: k, alpha: 1, beta: beta, c: c, ldc: ldc}
-	j.plan(nt)
-	j.kcMax, j.packItems, j.bp = k, 0, bp
-	j.ap, j.apLd = ap, lda
-	runParticipants(min(nt, j.items), j.run)
+	runPacked(serial, &bf16Job{kern: activeBF16, m: m, nc: n, kb: k, alpha: 1, beta: beta, c: c, ldc: ldc, bp: bp, ap: ap, apLd: lda})
 }
 
 // ConvertBF16Runs is ConvertBF16Pairs of runs runs of run values (even),

@@ -7,33 +7,35 @@ package vec
 // SetArgPixels is SetArg for count pixels of c values: pixel i sets
 // ov[i*c:(i+1)*c] from x[i*xs:] with arguments base+i*xs+j.
 func SetArgPixels(ov []float32, am []int32, x []float32, base, c, count, xs int) {
-	if count <= 0 {
-		return
-	}
-	_, _, _ = ov[count*c-1], am[count*c-1], x[(count-1)*xs+c-1]
-	if useAsm && c%16 == 0 {
-		setArgPixelsAsm(&ov[0], &am[0], &x[0], base, c, count, xs)
-		return
-	}
-	for i := 0; i < count; i++ {
-		SetArg(ov[i*c:(i+1)*c], am[i*c:(i+1)*c], x[i*xs:i*xs+c], base+i*xs)
-	}
+	argPixels(true, ov, am, x, base, c, count, xs)
 }
 
 // MaxArgPixels is MaxArg for count pixels of c values: pixel i updates
 // ov[i*c:(i+1)*c] with x[i*xs:], arguments base+i*xs+j (ties keep the
 // earlier argument).
 func MaxArgPixels(ov []float32, am []int32, x []float32, base, c, count, xs int) {
+	argPixels(false, ov, am, x, base, c, count, xs)
+}
+
+func argPixels(set bool, ov []float32, am []int32, x []float32, base, c, count, xs int) {
 	if count <= 0 {
 		return
 	}
 	_, _, _ = ov[count*c-1], am[count*c-1], x[(count-1)*xs+c-1]
-	if useAsm && c%16 == 0 {
+	switch {
+	case useAsm && c%16 == 0 && set:
+		setArgPixelsAsm(&ov[0], &am[0], &x[0], base, c, count, xs)
+	case useAsm && c%16 == 0:
 		maxArgPixelsAsm(&ov[0], &am[0], &x[0], base, c, count, xs)
-		return
-	}
-	for i := 0; i < count; i++ {
-		MaxArg(ov[i*c:(i+1)*c], am[i*c:(i+1)*c], x[i*xs:i*xs+c], base+i*xs)
+	default:
+		for i := 0; i < count; i++ {
+			o, a, v := ov[i*c:(i+1)*c], am[i*c:(i+1)*c], x[i*xs:i*xs+c]
+			if set {
+				SetArg(o, a, v, base+i*xs)
+			} else {
+				MaxArg(o, a, v, base+i*xs)
+			}
+		}
 	}
 }
 

@@ -425,7 +425,7 @@ func SetArg(ov []float32, am []int32, x []float32, base int) {
 	j := 0
 	if useAsm && len(ov) >= 16 {
 		j = len(ov) &^ 15
-		setArgAsm(&ov[0], &am[0], &x[0], base, j)
+		setArgPixelsAsm(&ov[0], &am[0], &x[0], base, j, 1, 0) // one pixel of j values
 	}
 	for ; j < len(ov); j++ {
 		ov[j] = x[j]
@@ -440,7 +440,7 @@ func MaxArg(ov []float32, am []int32, x []float32, base int) {
 	j := 0
 	if useAsm && len(ov) >= 16 {
 		j = len(ov) &^ 15
-		maxArgAsm(&ov[0], &am[0], &x[0], base, j)
+		maxArgPixelsAsm(&ov[0], &am[0], &x[0], base, j, 1, 0)
 	}
 	for ; j < len(ov); j++ {
 		if x[j] > ov[j] {

@@ -79,12 +79,6 @@ func accRowsSqAsm(sum, sq *float64, x *float32, n int)
 func accCenteredAsm(acc0, acc1 *float64, x, dy, mean *float32, n int)
 
 //go:noescape
-func maxArgAsm(ov *float32, am *int32, x *float32, base, n int)
-
-//go:noescape
-func setArgAsm(ov *float32, am *int32, x *float32, base, n int)
-
-//go:noescape
 func adamAsm(w, grad, m, v *float32, n int, alpha, c1, c2, eps float32)
 
 //go:noescape

@@ -29,7 +29,5 @@ func dualAffineAsm(dst, a, p, b, q, r *float32, n int)                { panic("v
 func accRowsAsm(acc *float64, x *float32, n int)                      { panic("vec: no asm") }
 func accRowsSqAsm(sum, sq *float64, x *float32, n int)                { panic("vec: no asm") }
 func accCenteredAsm(acc0, acc1 *float64, x, dy, mean *float32, n int) { panic("vec: no asm") }
-func maxArgAsm(ov *float32, am *int32, x *float32, base, n int)       { panic("vec: no asm") }
-func setArgAsm(ov *float32, am *int32, x *float32, base, n int)       { panic("vec: no asm") }
 func adamAsm(w, g, m, v *float32, n int, alpha, c1, c2, eps float32)  { panic("vec: no asm") }
 func transpose8x8Asm(dst *float32, ldd int, src *float32, lds int)    { panic("vec: no asm") }
