@@ -19,9 +19,10 @@ import (
 // Here each pair of output positions' receptive fields goes from x
 // straight into the panels (kernels.InterleaveBF16Panels: one run of
 // kw*c values per kernel row), and dy is transposed into pairs once per
-// block. Windows hanging over the padding multiply zeros (the tap
-// classes' saving of those products is worth less than their copies on
-// these kernels).
+// block; on small maps with many channels the panels are transposed
+// instead and dw computed in its own layout (filterDirect). Windows
+// hanging over the padding multiply zeros (the tap classes' saving of
+// those products is worth less than their copies on these kernels).
 
 // filterPacked reports whether the filter gradient runs on packed panels
 // (backpropFilterPacked): on a hardware bfloat16 kernel, without
@@ -57,7 +58,8 @@ const filterPackedMinRun = 16
 // forwardPacked): the tap classes skip those products, but on the AMX
 // tiles the products cost less than the classes' copies and small GEMMs
 // even at 3x3 over 2x2 maps (56%: forward 0.48 -> 0.37 ms, filter
-// gradient 0.76 -> 0.73 ms at 2 threads, BenchmarkConvOp).
+// gradient 0.76 -> 0.73 ms at 2 threads, BenchmarkConvOp; 0.52 since
+// filterDirect).
 const packedMaxWaste = 0.6
 
 // filterPackedRows is the least depth (output positions) of one block of
