@@ -357,14 +357,7 @@ func batchNormApply(x, moments, gamma, beta Tensor, attrs BatchNormAttrs, round 
 	}
 	if !round {
 		op.roundedBF16 = func(in []Tensor) Tensor {
-			var gamma, beta Tensor
-			k := 2
-			if hasGamma {
-				gamma, k = in[k], k+1
-			}
-			if hasBeta {
-				beta = in[k]
-			}
+			gamma, beta := optionalInputs(in, 2, hasGamma, hasBeta)
 			return batchNormApply(in[0], in[1], gamma, beta, attrs, true)
 		}
 	}
@@ -502,14 +495,7 @@ func bnGradInput(x, dy, moments, gamma, sums, mask Tensor, attrs BatchNormAttrs,
 	}
 	if !round {
 		op.roundedBF16 = func(in []Tensor) Tensor {
-			var gamma, mask Tensor
-			k := 4
-			if hasGamma {
-				gamma, k = in[k], k+1
-			}
-			if masked {
-				mask = in[k]
-			}
+			gamma, mask := optionalInputs(in, 4, hasGamma, masked)
 			return bnGradInput(in[0], in[1], in[2], gamma, in[3], mask, attrs, true)
 		}
 	}
@@ -535,4 +521,17 @@ func bnParamGrad(sums, moments Tensor, eps float32, gamma bool) Tensor {
 		},
 		wrt: []bool{false, false},
 	}, sums, moments)
+}
+
+// optionalInputs returns an op's two optional inputs, which follow its
+// first k in order when present (None where absent): a batch
+// normalization's gamma and beta, or gamma and mask.
+func optionalInputs(in []Tensor, k int, hasA, hasB bool) (a, b Tensor) {
+	if hasA {
+		a, k = in[k], k+1
+	}
+	if hasB {
+		b = in[k]
+	}
+	return a, b
 }

@@ -170,8 +170,8 @@ func filterDirectRun(g convGeom, cout int, dw, x, dy []float32, arena *scratchAr
 	})
 }
 
-// zeroPanelRow returns n zeros (n a multiple of the panel width), for the
-// padding pairs of a packed operand.
+// zeroPanelRow returns n zeros (read only), for the padding of a packed
+// operand.
 func zeroPanelRow(n int) []float32 {
 	if len(zeroRowBuf) < n {
 		return make([]float32, n)
@@ -217,7 +217,7 @@ func (g convGeom) packPatchPairs(bp []uint32, x []float32, r0, rows, kp int, row
 		}
 		return
 	}
-	zero := make([]float32, g.c)
+	zero := zeroPanelRow(g.c)
 	pLo := g.position(r0)
 	for q := 0; q < kp; q++ {
 		d := bp[q*w:]

@@ -136,9 +136,11 @@ func (g convGeom) packPatchRows(ap []uint32, x []float32, r0, rows, kp int, seri
 // packOddRun writes the values v at element offset off (odd) of a row
 // of pairs d whose other elements are zero.
 func packOddRun(d []uint32, off int, v []float32) {
-	var two [2]uint32
+	var two [1]uint32
+	var one [1]float32
 	for i, f := range v {
-		kernels.ConvertBF16Pairs(two[:1], []float32{f})
+		one[0] = f
+		kernels.ConvertBF16Pairs(two[:], one[:])
 		e := off + i
 		if e%2 == 0 {
 			d[e/2] |= two[0] & 0xffff

@@ -51,14 +51,7 @@ func fuseRelu(x Tensor) (Tensor, bool) {
 			return Tensor{}, false
 		}
 		ts := in()
-		var gamma, beta Tensor
-		k := 2
-		if a.Gamma {
-			gamma, k = ts[k], k+1
-		}
-		if a.Beta {
-			beta = ts[k]
-		}
+		gamma, beta := optionalInputs(ts, 2, a.Gamma, a.Beta)
 		a.BatchNormAttrs.Relu = true
 		return batchNormApply(ts[0], ts[1], gamma, beta, a.BatchNormAttrs, op.bf16), true
 	}

@@ -116,6 +116,7 @@ func TestConvBFloat16GEMM(t *testing.T) {
 		{9, 12, 12, 16, 3, 32, 1, "same"}, // 16 channels: pair rows made in float32 first
 		{16, 2, 2, 64, 3, 64, 1, "same"},  // 2x2 maps: the filter gradient in dw's layout (filterDirect)
 		{4, 32, 32, 3, 7, 64, 2, "same"},  // the ResNet seed's stem: kernel rows of 21 values, a partial panel
+		{2, 16, 16, 1, 8, 32, 1, "same"},  // one channel, 8x8: windows start mid-pair (packOddRun)
 	}
 	for _, c := range cases {
 		for _, taps := range []bool{true, false} {
