@@ -25,6 +25,11 @@ type bf16KernelImpl struct {
 	// amx marks the AMX kernel: kp a multiple of 16, A always in row
 	// layout, and only alpha = 1, beta = 0 or 1 (see bf16Kernel32x32AMX).
 	amx bool
+	// tiles, where set, runs fn's full tiles down one panel of B in one
+	// call (alpha 1, beta 0 or 1; tile t's A from a[t*stride], its C
+	// from c[t*mr*ldc]): the AMX kernel's tile configuration is loaded
+	// once a call.
+	tiles func(tiles, kp int, a *uint32, rsa, stride int, b *uint32, c *float32, ldc int, beta float32)
 	// kc overrides bf16BlockKC (the AMX kernel's fixed cost per call wants
 	// deeper blocks).
 	kc int
@@ -372,7 +377,12 @@ func (j *bf16Job) compute(ws *bf16Workspace, mi, ni int) {
 		for jr := 0; jr < nc; jr += nr {
 			bp := &bBlock[(j0+jr)*kp]
 			nrEff := min(nr, nc-jr)
-			for ir := 0; ir < mc; ir += mr {
+			ir0 := 0
+			if full := mc / mr; kern.tiles != nil && full > 0 && nrEff == nr && j.alpha == 1 && (beta == 0 || beta == 1) {
+				kern.tiles(full, kp, &aBlock[0], rsa, panelStride, bp, &c[jr], j.ldc, beta)
+				ir0 = full * mr
+			}
+			for ir := ir0; ir < mc; ir += mr {
 				ap := &aBlock[ir/mr*panelStride]
 				mrEff := min(mr, mc-ir)
 				cc := c[ir*j.ldc+jr:]

@@ -4,27 +4,30 @@
 
 #include "textflag.h"
 
-// func bf16Kernel32x32AMX(kp int, a *uint32, rsa, csa int, b *uint32, c *float32, ldc int, alpha, beta float32)
-TEXT ·bf16Kernel32x32AMX(SB), NOSPLIT, $0-64
+// func bf16KernelAMXTiles(tiles, kp int, a *uint32, rsa, stride int, b *uint32, c *float32, ldc int, beta float32)
+TEXT ·bf16KernelAMXTiles(SB), NOSPLIT, $0-68
 	LEAQ ·amxTileConfig(SB), AX
 	BYTE $0xc4; BYTE $0xe2; BYTE $0x78; BYTE $0x49; BYTE $0x00 // LDTILECFG (AX)
-	MOVQ kp+0(FP), CX
-	SHRQ $4, CX
-	MOVQ a+8(FP), SI
-	MOVQ rsa+16(FP), DX
+	MOVQ tiles+0(FP), R9
+	MOVQ a+16(FP), R13
+	MOVQ rsa+24(FP), DX
 	SHLQ $2, DX
+	MOVQ $128, DI
+	MOVQ c+48(FP), R10
+	MOVQ ldc+56(FP), R11
+	SHLQ $2, R11
+tile:
+	MOVQ kp+8(FP), CX
+	SHRQ $4, CX
+	MOVQ R13, SI
 	MOVQ DX, R8
 	SHLQ $4, R8
 	ADDQ SI, R8
-	MOVQ b+32(FP), BX
-	MOVQ $128, DI
-	MOVQ c+40(FP), R10
-	MOVQ ldc+48(FP), R11
-	SHLQ $2, R11
+	MOVQ b+40(FP), BX
 	MOVQ R11, R12
 	SHLQ $4, R12
 	ADDQ R10, R12
-	MOVL beta+60(FP), AX
+	MOVL beta+64(FP), AX
 	TESTL $0x7fffffff, AX
 	JZ zero
 	BYTE $0xc4; BYTE $0x82; BYTE $0x7b; BYTE $0x4b; BYTE $0x04; BYTE $0x1a // TILELOADD tmm0, 0(r10)(r11*1)
@@ -55,5 +58,13 @@ loop:
 	BYTE $0xc4; BYTE $0x82; BYTE $0x7a; BYTE $0x4b; BYTE $0x4c; BYTE $0x1a; BYTE $0x40 // TILESTORED 64(r10)(r11*1), tmm1
 	BYTE $0xc4; BYTE $0x82; BYTE $0x7a; BYTE $0x4b; BYTE $0x14; BYTE $0x1c // TILESTORED 0(r12)(r11*1), tmm2
 	BYTE $0xc4; BYTE $0x82; BYTE $0x7a; BYTE $0x4b; BYTE $0x5c; BYTE $0x1c; BYTE $0x40 // TILESTORED 64(r12)(r11*1), tmm3
+	MOVQ stride+32(FP), AX
+	SHLQ $2, AX
+	ADDQ AX, R13
+	MOVQ R11, AX
+	SHLQ $5, AX
+	ADDQ AX, R10
+	DECQ R9
+	JNZ tile
 	BYTE $0xc4; BYTE $0xe2; BYTE $0x78; BYTE $0x49; BYTE $0xc0 // TILERELEASE
 	RET

@@ -248,31 +248,38 @@ func tdpbf16ps(c, a, b int) string {
 	return vexAMX(2, 0x5c, c, b, false, a, 0, 0, 0) // RMV: A in ModRM.rm, B in VEX.vvvv + fmt.Sprintf(" // TDPBF16PS tmm%d, tmm%d, tmm%d", c, a, b)
 }
 
-// genAMX writes the AMX micro-kernel: a 32x32 tile of C in four 16x16
-// float32 tiles (tmm0 C00, tmm1 C01, tmm2 C10, tmm3 C11), A rows in tmm4/5
-// (16 rows x 16 pairs each), B in tmm6/7 (16 pairs x 16 columns each).
+// genAMX writes the AMX micro-kernel over a column of 32x32 tiles of C
+// (one 32-column panel of B, tiles row tiles of A): each tile in four
+// 16x16 float32 tiles (tmm0 C00, tmm1 C01, tmm2 C10, tmm3 C11), A rows in
+// tmm4/5 (16 rows x 16 pairs each), B in tmm6/7 (16 pairs x 16 columns
+// each). The tile configuration is loaded once a call and released at its
+// end, so a call over many tiles pays for it once (about 100 ns, the work
+// of five k steps).
 func genAMX() {
-	fmt.Fprintf(&out, "// func bf16Kernel32x32AMX(kp int, a *uint32, rsa, csa int, b *uint32, c *float32, ldc int, alpha, beta float32)\n")
-	fmt.Fprintf(&out, "TEXT ·bf16Kernel32x32AMX(SB), NOSPLIT, $0-64\n")
+	fmt.Fprintf(&out, "// func bf16KernelAMXTiles(tiles, kp int, a *uint32, rsa, stride int, b *uint32, c *float32, ldc int, beta float32)\n")
+	fmt.Fprintf(&out, "TEXT ·bf16KernelAMXTiles(SB), NOSPLIT, $0-68\n")
 	p("LEAQ ·amxTileConfig(SB), AX")
 	p("BYTE $0xc4; BYTE $0xe2; BYTE $0x78; BYTE $0x49; BYTE $0x00 // LDTILECFG (AX)")
-	p("MOVQ kp+0(FP), CX")
-	p("SHRQ $4, CX")
-	p("MOVQ a+8(FP), SI")
-	p("MOVQ rsa+16(FP), DX")
+	p("MOVQ tiles+0(FP), R9")
+	p("MOVQ a+16(FP), R13")
+	p("MOVQ rsa+24(FP), DX")
 	p("SHLQ $2, DX")
+	p("MOVQ $128, DI")
+	p("MOVQ c+48(FP), R10")
+	p("MOVQ ldc+56(FP), R11")
+	p("SHLQ $2, R11")
+	label("tile")
+	p("MOVQ kp+8(FP), CX")
+	p("SHRQ $4, CX")
+	p("MOVQ R13, SI")
 	p("MOVQ DX, R8")
 	p("SHLQ $4, R8")
 	p("ADDQ SI, R8")
-	p("MOVQ b+32(FP), BX")
-	p("MOVQ $128, DI")
-	p("MOVQ c+40(FP), R10")
-	p("MOVQ ldc+48(FP), R11")
-	p("SHLQ $2, R11")
+	p("MOVQ b+40(FP), BX")
 	p("MOVQ R11, R12")
 	p("SHLQ $4, R12")
 	p("ADDQ R10, R12")
-	p("MOVL beta+60(FP), AX")
+	p("MOVL beta+64(FP), AX")
 	p("TESTL $0x7fffffff, AX")
 	p("JZ zero")
 	p("%s", tileLoad(0, r10, r11, 0))
@@ -302,6 +309,14 @@ func genAMX() {
 	p("%s", tileStore(1, r10, r11, 64))
 	p("%s", tileStore(2, r12, r11, 0))
 	p("%s", tileStore(3, r12, r11, 64))
+	p("MOVQ stride+32(FP), AX")
+	p("SHLQ $2, AX")
+	p("ADDQ AX, R13")
+	p("MOVQ R11, AX")
+	p("SHLQ $5, AX")
+	p("ADDQ AX, R10")
+	p("DECQ R9")
+	p("JNZ tile")
 	p("BYTE $0xc4; BYTE $0xe2; BYTE $0x78; BYTE $0x49; BYTE $0xc0 // TILERELEASE")
 	p("RET")
 }

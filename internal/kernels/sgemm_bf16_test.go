@@ -93,6 +93,52 @@ func TestBF16KernelsMatchGoTwin(t *testing.T) {
 	}
 }
 
+// TestBF16KernelTilesEqualsCalls requires a kernel's many-tile entry
+// point (the AMX kernel's, which loads its tile configuration once a
+// call) to write bitwise what one call per tile writes, rows of A a
+// stride apart (padded past the tile) and C rows ldc apart, and nothing
+// beside the tiles.
+func TestBF16KernelTilesEqualsCalls(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	ran := false
+	for _, kern := range bf16Kernels() {
+		if kern.tiles == nil {
+			continue
+		}
+		ran = true
+		mr, nr := kern.mr, kern.nr
+		for _, tiles := range []int{1, 3} {
+			for _, kp := range []int{16, 48} {
+				for _, beta := range []float32{0, 1} {
+					rsa := kp + 2
+					stride := mr*rsa + 5
+					a := randPairs(r, tiles*stride)
+					b := randPairs(r, kp*nr)
+					ldc := nr + 3
+					c0 := randSlice(r, tiles*mr*ldc)
+					got := append([]float32(nil), c0...)
+					want := append([]float32(nil), c0...)
+					kern.tiles(tiles, kp, &a[0], rsa, stride, &b[0], &got[0], ldc, beta)
+					for i := 0; i < tiles; i++ {
+						kern.fn(kp, &a[i*stride], rsa, 1, &b[0], &want[i*mr*ldc], ldc, 1, beta)
+					}
+					for i := range got {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("%s tiles=%d kp=%d beta=%v: c[%d] = %v, one call a tile %v", kern.name, tiles, kp, beta, i, got[i], want[i])
+						}
+						if i%ldc >= nr && got[i] != c0[i] {
+							t.Fatalf("%s: wrote beside the tiles at c[%d]", kern.name, i)
+						}
+					}
+				}
+			}
+		}
+	}
+	if !ran {
+		t.Skip("no kernel here runs several tiles a call (AMX)")
+	}
+}
+
 // checkGemmBF16 runs SgemmBF16 with kernel kern on one case and compares it
 // with a float64 reference over the bfloat16-rounded inputs: the error of
 // a float32 sum of k exact products is at most about k*2^-24 times the sum
