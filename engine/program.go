@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gokeras/gokeras/internal/par"
@@ -32,6 +30,9 @@ type step struct {
 	ins   []int // buffer indices
 	shape ops.Shape
 	args  [][]float32 // reused argument slice
+	// statShapes is the step's operand shapes for EnableOpStatsByShape,
+	// made on first use.
+	statShapes string
 }
 
 // Program is a compiled trace: replay it with [Program.Run]. A Program is
@@ -415,11 +416,19 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 			}
 		}
 		if timing {
+			d := time.Since(t0)
+			kind := "gorgonia:" + st.node.Op().String()
 			if st.kind == kindOp {
-				recordOp(st.op.Kind(), time.Since(t0))
-			} else {
-				recordOp("gorgonia:"+st.node.Op().String(), time.Since(t0))
+				kind = st.op.Kind()
 			}
+			var shapes string
+			if opStatsShapes.Load() {
+				if st.statShapes == "" {
+					st.statShapes = p.shapesOf(st.ins, st.out)
+				}
+				shapes = st.statShapes
+			}
+			recordOp(kind, shapes, d)
 		}
 	}
 	cur = nil
@@ -435,7 +444,12 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 			return nil, fmt.Errorf("engine: %s: %w", h.hook.Name, err)
 		}
 		if timing {
-			recordOp("hook", time.Since(t0))
+			d := time.Since(t0)
+			var shapes string
+			if opStatsShapes.Load() {
+				shapes = p.shapesOf(h.ins, -1)
+			}
+			recordOp("hook", shapes, d)
 		}
 	}
 	outs = make([]ops.Value, len(p.outputs))
@@ -485,54 +499,4 @@ func floatsOf(v gorgonia.Value) ([]float32, error) {
 		}
 	}
 	return nil, fmt.Errorf("not a float32 value: %T", v)
-}
-
-// Per-op timing, off by default: EnableOpStats(true) makes every replay
-// time each step and accumulate the wall time per op kind, read by OpStats.
-// It is a measuring aid (docs/performance.md), not a profiler: a kind's
-// time includes waiting for the GEMM and elementwise worker pools.
-
-var (
-	opStatsOn atomic.Bool
-	opStatsMu sync.Mutex
-	opStats   = map[string]*OpStat{}
-)
-
-// OpStat is the accumulated wall time of one op kind.
-type OpStat struct {
-	Kind  string
-	Calls int
-	Time  time.Duration
-}
-
-// EnableOpStats turns per-op timing on or off and clears what was gathered.
-func EnableOpStats(on bool) {
-	opStatsMu.Lock()
-	opStats = map[string]*OpStat{}
-	opStatsMu.Unlock()
-	opStatsOn.Store(on)
-}
-
-// OpStats returns the accumulated time per op kind, largest first.
-func OpStats() []OpStat {
-	opStatsMu.Lock()
-	defer opStatsMu.Unlock()
-	out := make([]OpStat, 0, len(opStats))
-	for _, s := range opStats {
-		out = append(out, *s)
-	}
-	slices.SortFunc(out, func(a, b OpStat) int { return int(b.Time - a.Time) })
-	return out
-}
-
-func recordOp(kind string, d time.Duration) {
-	opStatsMu.Lock()
-	s := opStats[kind]
-	if s == nil {
-		s = &OpStat{Kind: kind}
-		opStats[kind] = s
-	}
-	s.Calls++
-	s.Time += d
-	opStatsMu.Unlock()
 }

@@ -90,10 +90,15 @@ func (f stepFloor) fields(stepMS float64) string {
 }
 
 // printOpStats writes one line per op kind of ops (engine.OpStats over
-// steps timed steps), largest first: its calls and wall ms per step.
+// steps timed steps), largest first: its calls and wall ms per step, and
+// its operand shapes when they were gathered (-opstats-shapes).
 func printOpStats(w io.Writer, model string, batch, steps int, ops []engine.OpStat) {
 	for _, o := range ops {
-		fmt.Fprintf(w, "op model=%s batch=%d kind=%s calls_per_step=%.4g ms_per_step=%.3f\n",
-			model, batch, o.Kind, float64(o.Calls)/float64(steps), float64(o.Time.Microseconds())/1e3/float64(steps))
+		shapes := ""
+		if o.Shapes != "" {
+			shapes = fmt.Sprintf(" shapes=%q", o.Shapes)
+		}
+		fmt.Fprintf(w, "op model=%s batch=%d kind=%s calls_per_step=%.4g ms_per_step=%.3f%s\n",
+			model, batch, o.Kind, float64(o.Calls)/float64(steps), float64(o.Time.Microseconds())/1e3/float64(steps), shapes)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gokeras/gokeras/engine"
 )
 
 func TestModelSpec(t *testing.T) {
@@ -44,5 +47,21 @@ func TestFloorOf(t *testing.T) {
 	}
 	if _, err := floorOf(modelSpec{"mnist_cnn", 1}, 64, 0); err == nil {
 		t.Error("a zero peak gave a floor")
+	}
+}
+
+// TestPrintOpStats: an op line per entry, ms and calls per step, and its
+// shapes quoted only when they were gathered.
+func TestPrintOpStats(t *testing.T) {
+	var b strings.Builder
+	printOpStats(&b, "cnn", 64, 4, []engine.OpStat{
+		{Kind: "Conv2DBias", Shapes: "64x28x28x1, 3x3x1x32, 32 -> 64x26x26x32", Calls: 8, Time: 10 * time.Millisecond},
+		{Kind: "hook", Calls: 4, Time: 2 * time.Millisecond},
+	})
+	want := `op model=cnn batch=64 kind=Conv2DBias calls_per_step=2 ms_per_step=2.500 shapes="64x28x28x1, 3x3x1x32, 32 -> 64x26x26x32"
+op model=cnn batch=64 kind=hook calls_per_step=1 ms_per_step=0.500
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -84,6 +84,7 @@ func main() {
 	width := flag.Float64("width", 1, "mnist_cnn only: the convolutions' filters x width (0.5, 1, 2, 4: 32·width and 64·width filters; the dense layers as the seed)")
 	floorGFLOPs := flag.Float64("floor-gflops", 0, "the machine's peak GFLOP/s for the threads used (one core's GEMM rate x threads): the step line adds the step's GEMM GFLOP, the floor in ms and ms_per_step / floor_ms (0: not printed)")
 	flopsOnly := flag.Bool("flops", false, "print the step's GEMM FLOPs (a flops line) and exit, timing nothing")
+	opStatsShapes := flag.Bool("opstats-shapes", false, "as -opstats, with an op line per op kind and operand shapes (engine.EnableOpStatsByShape)")
 	opStats := flag.Bool("opstats", false, "time each op kind over the timed steps (engine.EnableOpStats) and print an op line per kind, ms per step, largest first (with -policy: of the named policy, timed after the alternation)")
 	batch := flag.Int("batch", 64, "global batch size")
 	steps := flag.Int("steps", 50, "timed steps")
@@ -102,6 +103,9 @@ func main() {
 	rounds := flag.Int("rounds", 3, "with -policy other than float32: alternating timing rounds of -steps steps per policy")
 	fitOnly := flag.Bool("fit-only", false, "fit one epoch on -fit-samples synthetic examples and print the fit line with the peak RSS (what -compare runs in a fresh process)")
 	flag.Parse()
+	if *opStatsShapes {
+		*opStats, opsByShape = true, true
+	}
 	cli.MustCheck(cli.Positive("batch", "steps", "rounds"), cli.NonNegative("warmup", "threads", "fit-samples", "infer-steps"))
 	spec := modelSpec{name: *model, width: *width}
 	if err := spec.check(); err != nil {
@@ -324,8 +328,9 @@ type stepTimes struct {
 }
 
 // timeOps makes timeSteps time each op kind over its timed steps
-// (engine.EnableOpStats; -opstats).
-var timeOps bool
+// (engine.EnableOpStats; -opstats), by operand shapes too with opsByShape
+// (-opstats-shapes).
+var timeOps, opsByShape bool
 
 // setup builds the model under a strategy with the given replicas and
 // compiles it with Adam (lr 1e-3, epsilon 1e-7, as the references) and
@@ -387,7 +392,11 @@ func timeSteps(spec modelSpec, batch, steps, warmup, replicas, infer int) (stepT
 	cfg.StepsPerEpoch = 1
 	ts := make([]float64, steps)
 	if timeOps {
-		engine.EnableOpStats(true)
+		if opsByShape {
+			engine.EnableOpStatsByShape(true)
+		} else {
+			engine.EnableOpStats(true)
+		}
 	}
 	start := time.Now()
 	for i := range ts {
