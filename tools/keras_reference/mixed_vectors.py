@@ -20,6 +20,11 @@
       a small CNN of the seed CNN's shape made under mixed_bfloat16 with
       seeded weights, and its logits on given images computed by Keras in
       bfloat16 (and in float32, for scale).
+  keras/testdata/keras/mixed_bfloat16_train.keras (+ mixed_bfloat16_train.json)
+      a small CNN with batch normalization and a float32 softmax, made
+      under mixed_bfloat16 with seeded weights, and its weights after two
+      SGD train_on_batch steps computed by Keras in bfloat16 (oneDNN), and
+      by the same model in float32, for scale.
 
 Run from the repository root with the pinned environment (requirements.txt):
 
@@ -203,6 +208,55 @@ def mixed_cnn():
             "logits_float32": logits32.reshape(-1).tolist()}
 
 
+def mixed_train():
+    """Two SGD steps of a small CNN with batch normalization under
+    mixed_bfloat16: the weights after each (bfloat16 convolutions and
+    GEMMs forward and backward, batch normalization in float32, the
+    softmax float32), and the same steps with every layer float32."""
+    path = "keras/testdata/keras/mixed_bfloat16_train.keras"
+    keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    keras.utils.set_random_seed(12)
+    m = keras.Sequential([
+        keras.Input((12, 12, 3)),
+        keras.layers.Conv2D(8, 3, padding="same"),
+        keras.layers.BatchNormalization(),
+        keras.layers.ReLU(),
+        keras.layers.MaxPooling2D(),
+        keras.layers.Conv2D(16, 3),
+        keras.layers.BatchNormalization(),
+        keras.layers.ReLU(),
+        keras.layers.GlobalAveragePooling2D(),
+        keras.layers.Dense(10),
+        keras.layers.Activation("softmax", dtype="float32"),
+    ])
+    rng = np.random.default_rng(8)
+    for w in m.trainable_weights:
+        w.assign(rng.normal(0, 0.3, w.shape).astype(np.float32))
+    x = rng.uniform(0, 1, (2, 16, 12, 12, 3)).astype(np.float32)
+    y = rng.integers(0, 10, (2, 16)).astype(np.float32)
+    m.save(path)
+
+    def steps(model):
+        model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.5),
+                      loss="sparse_categorical_crossentropy")
+        out = []
+        for i in range(2):
+            loss = model.train_on_batch(x[i], y[i])
+            out.append({"loss": float(loss),
+                        "weights": [np.asarray(w, dtype=np.float32).reshape(-1).tolist() for w in model.weights]})
+        return out
+
+    bf16 = steps(m)
+    keras.mixed_precision.set_global_policy("float32")
+    m32 = keras.saving.load_model(path, compile=False)
+    for layer in m32.layers:
+        layer.dtype_policy = "float32"
+    f32 = steps(m32)
+    return {"x": x.reshape(-1).tolist(), "y": y.reshape(-1).tolist(),
+            "weight_names": [w.path for w in m.weights],
+            "bfloat16": bf16, "float32": f32}
+
+
 def write(path, obj):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
@@ -231,3 +285,4 @@ if __name__ == "__main__" and not _rerun_with_onednn():
     write("keras/testdata/keras/mixed_policy_config.json", policy_configs())
     write("keras/testdata/keras/mixed_float16.json", mixed_model())
     write("keras/testdata/keras/mixed_bfloat16_cnn.json", mixed_cnn())
+    write("keras/testdata/keras/mixed_bfloat16_train.json", mixed_train())
