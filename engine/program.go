@@ -417,9 +417,11 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 		}
 		if timing {
 			d := time.Since(t0)
-			kind := "gorgonia:" + st.node.Op().String()
+			var kind string
 			if st.kind == kindOp {
 				kind = st.op.Kind()
+			} else {
+				kind = "gorgonia:" + st.node.Op().String()
 			}
 			var shapes string
 			if opStatsShapes.Load() {
