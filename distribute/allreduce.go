@@ -6,6 +6,17 @@ import (
 	"sync"
 )
 
+// checkReduceOp returns an error for a ReduceOp other than [Sum] and
+// [Mean] (a ReduceOp(99) made by a conversion): Reduce refuses it instead
+// of summing silently.
+func checkReduceOp(op ReduceOp) error {
+	switch op {
+	case Sum, Mean:
+		return nil
+	}
+	return fmt.Errorf("distribute: Reduce: unknown ReduceOp %d (want distribute.Sum or distribute.Mean)", int(op))
+}
+
 // errAborted is what collectives return on the other replicas when one
 // replica fails: they must not wait for it forever.
 var errAborted = errors.New("distribute: another replica failed")

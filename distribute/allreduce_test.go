@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -86,5 +87,40 @@ func TestAllReduceAbortAndMismatch(t *testing.T) {
 		if err := <-errs; err == nil {
 			t.Error("mismatched sizes: no error")
 		}
+	}
+}
+
+// TestReduceRefusesUnknownOp: a ReduceOp made by a conversion (ReduceOp(99))
+// is an error naming it, on both strategies, not a silent sum.
+func TestReduceRefusesUnknownOp(t *testing.T) {
+	s, err := NewMirroredStrategy("/cpu:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := PerReplica{{Shape: []int{1}, Data: []float32{1}}}
+	for _, op := range []ReduceOp{-1, 2, 99} {
+		if _, err := s.Reduce(op, v, AxisNone); err == nil || !strings.Contains(err.Error(), "unknown ReduceOp") {
+			t.Errorf("MirroredStrategy.Reduce(ReduceOp(%d)): err = %v, want unknown ReduceOp", int(op), err)
+		}
+		if _, err := (&MultiWorkerMirroredStrategy{}).Reduce(op, v, AxisNone); err == nil || !strings.Contains(err.Error(), "unknown ReduceOp") {
+			t.Errorf("MultiWorkerMirroredStrategy.Reduce(ReduceOp(%d)): err = %v, want unknown ReduceOp", int(op), err)
+		}
+	}
+	for _, op := range []ReduceOp{Sum, Mean} {
+		if _, err := s.Reduce(op, v, AxisNone); err != nil {
+			t.Errorf("Reduce(%d): %v", int(op), err)
+		}
+	}
+}
+
+// TestSetLogicalCPUsBound: a million logical CPUs (a Fit that would hang)
+// is an error; the bound itself is accepted.
+func TestSetLogicalCPUsBound(t *testing.T) {
+	defer SetLogicalCPUs(len(ListLogicalDevices("CPU")))
+	if err := SetLogicalCPUs(1_000_000); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("SetLogicalCPUs(1e6): err = %v", err)
+	}
+	if err := SetLogicalCPUs(MaxLogicalDevices); err != nil {
+		t.Errorf("SetLogicalCPUs(%d): %v", MaxLogicalDevices, err)
 	}
 }

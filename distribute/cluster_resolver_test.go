@@ -156,6 +156,16 @@ func TestTFConfigErrors(t *testing.T) {
 		{`{"cluster": {"worker": {"0": "a:1", "00": "b:1"}}, "task": {"type": "worker", "index": 0}}`, "cluster.worker", "given twice"},
 		{`{"cluster": {"worker": {"x": "a:1"}}, "task": {"type": "worker", "index": 0}}`, "cluster.worker", "not a non-negative integer"},
 		{strings.Repeat(" ", 1<<20+1), "", "too long"},
+		// Addresses a task can neither listen on nor be dialled at.
+		{`{"cluster": {"chief": ["a:1"], "ps": ["p"]}, "task": {"type": "ps", "index": 0}}`, "cluster.ps[0]", "not host:port"},
+		{`{"cluster": {"worker": ["a:1", "b:99999"]}, "task": {"type": "worker", "index": 0}}`, "cluster.worker[1]", "not a number in 1..65535"},
+		{`{"cluster": {"worker": ["a:0"]}, "task": {"type": "worker", "index": 0}}`, "cluster.worker[0]", "not a number in 1..65535"},
+		{`{"cluster": {"worker": ["a:http"]}, "task": {"type": "worker", "index": 0}}`, "cluster.worker[0]", "not a number in 1..65535"},
+		{`{"cluster": {"worker": [":2222"]}, "task": {"type": "worker", "index": 0}}`, "cluster.worker[0]", "has no host"},
+		{`{"cluster": {"worker": ["a\n.evil:1"]}, "task": {"type": "worker", "index": 0}}`, "cluster.worker[0]", "control byte (0x0a)"},
+		{`{"cluster": {"worker": ["a\u0000:1"]}, "task": {"type": "worker", "index": 0}}`, "cluster.worker[0]", "control byte (0x00)"},
+		{`{"cluster": {"worker": ["a b:1"]}, "task": {"type": "worker", "index": 0}}`, "cluster.worker[0]", "space"},
+		{`{"cluster": {"worker": ["u@h:1"]}, "task": {"type": "worker", "index": 0}}`, "cluster.worker[0]", "not a host name"},
 	} {
 		_, err := distribute.NewTFConfigClusterResolver(tc.cfg)
 		var ce *distribute.ClusterError

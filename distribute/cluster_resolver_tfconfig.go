@@ -217,11 +217,42 @@ func checkTFConfigSpec(spec ClusterSpec) error {
 			if strings.TrimSpace(a) == "" {
 				return clusterErrorf(src, field, "empty address")
 			}
+			if err := checkAddress(a); err != nil {
+				return clusterErrorf(src, field, "%v", err)
+			}
 			if prev, ok := where[a]; ok {
 				return clusterErrorf(src, field, "address %q is also %s: two tasks cannot share an address", clip(a), prev)
 			}
 			where[a] = field
 		}
+	}
+	return nil
+}
+
+// checkAddress accepts a task address "host:port" (an IPv6 host in
+// brackets) whose port is a number in 1..65535 and whose host is a name or
+// an IP without spaces or control bytes: what a task can listen on and
+// its peers can dial. A missing port, port 99999, or a newline or NUL
+// inside (which would end up in logs and in name lookups) are errors.
+func checkAddress(a string) error {
+	for i := 0; i < len(a); i++ {
+		if c := a[i]; c <= ' ' || c == 0x7f {
+			return fmt.Errorf("address %q holds a space or control byte (0x%02x) at byte %d", clip(a), c, i)
+		}
+	}
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return fmt.Errorf("address %q is not host:port (%v)", clip(a), err)
+	}
+	if host == "" {
+		return fmt.Errorf("address %q has no host", clip(a))
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 1 || p > 65535 || port[0] == '+' {
+		return fmt.Errorf("address %q: port %q is not a number in 1..65535", clip(a), clip(port))
+	}
+	if strings.ContainsAny(host, "/?#@[]") {
+		return fmt.Errorf("address %q: host %q is not a host name or IP address", clip(a), clip(host))
 	}
 	return nil
 }

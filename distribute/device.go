@@ -36,6 +36,10 @@ func ParseDevice(name string) (kind string, index int, err error) {
 	return k, index, nil
 }
 
+// MaxLogicalDevices bounds [SetLogicalCPUs]: more replicas than this would
+// only allocate (every replica holds its own buffers) and hang a Fit.
+const MaxLogicalDevices = 1024
+
 // SetLogicalCPUs splits the CPU into n logical devices, /cpu:0 ../cpu:n-1,
 // like configuring n LogicalDeviceConfigurations on the physical CPU. It
 // must be called before strategies are created; later strategies see the
@@ -49,6 +53,9 @@ func ParseDevice(name string) (kind string, index int, err error) {
 func SetLogicalCPUs(n int) error {
 	if n < 1 {
 		return fmt.Errorf("distribute: SetLogicalCPUs(%d): need at least one", n)
+	}
+	if n > MaxLogicalDevices {
+		return fmt.Errorf("distribute: SetLogicalCPUs(%d): at most %d logical devices (each replica is a goroutine with its own copy of the step's buffers)", n, MaxLogicalDevices)
 	}
 	devMu.Lock()
 	cpuLogical = n

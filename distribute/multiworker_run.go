@@ -41,6 +41,9 @@ func (s *MultiWorkerMirroredStrategy) ExperimentalLocalResults(v PerReplica) []o
 // divides by their number). Every worker must call it; every worker gets
 // the same result.
 func (s *MultiWorkerMirroredStrategy) Reduce(op ReduceOp, v PerReplica, axis int) (ops.Value, error) {
+	if err := checkReduceOp(op); err != nil {
+		return ops.Value{}, err
+	}
 	if axis != AxisNone && axis != 0 {
 		return ops.Value{}, fmt.Errorf("distribute: Reduce: axis must be AxisNone or 0, got %d", axis)
 	}

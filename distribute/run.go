@@ -157,6 +157,9 @@ func (c *stepCache) get(fn any, step func([]ops.Tensor) ([]ops.Tensor, error)) *
 // divides by the total number of examples, not of replicas). Replicas
 // without data are skipped.
 func (s *MirroredStrategy) Reduce(op ReduceOp, v PerReplica, axis int) (ops.Value, error) {
+	if err := checkReduceOp(op); err != nil {
+		return ops.Value{}, err
+	}
 	var vals []ops.Value
 	for _, x := range v {
 		if x.Data != nil {
