@@ -161,7 +161,7 @@ func (c *Conv2D) chooseAlgos() error {
 	var ok bool
 	var fb, db, wb int
 	if c.fwdAlgo, fb, ok = pick(perf[:got], lim, false, c.p.math()); !ok {
-		return fmt.Errorf("cudnn: %s: no forward algorithm within %d bytes of workspace", c.name, lim)
+		return fmt.Errorf("%w: %s: no forward algorithm within %d bytes of workspace (math type %d)", ErrNoAlgorithm, c.name, lim, c.p.math())
 	}
 	perf = make([]C.gkAlgoPerf, bwdDataAlgoCount)
 	if err := check("cudnnGetConvolutionBackwardDataAlgorithm_v7", C.cudnnGetConvolutionBackwardDataAlgorithm_v7(h,
@@ -169,7 +169,7 @@ func (c *Conv2D) chooseAlgos() error {
 		return err
 	}
 	if c.bwdDataAlgo, db, ok = pick(perf[:got], lim, det, c.p.math()); !ok {
-		return fmt.Errorf("cudnn: %s: no backward-data algorithm within %d bytes (deterministic %v)", c.name, lim, det)
+		return fmt.Errorf("%w: %s: no backward-data algorithm within %d bytes (deterministic %v, math type %d)", ErrNoAlgorithm, c.name, lim, det, c.p.math())
 	}
 	perf = make([]C.gkAlgoPerf, bwdFilterAlgoCount)
 	if err := check("cudnnGetConvolutionBackwardFilterAlgorithm_v7", C.cudnnGetConvolutionBackwardFilterAlgorithm_v7(h,
@@ -177,7 +177,7 @@ func (c *Conv2D) chooseAlgos() error {
 		return err
 	}
 	if c.bwdFilterAlgo, wb, ok = pick(perf[:got], lim, det, c.p.math()); !ok {
-		return fmt.Errorf("cudnn: %s: no backward-filter algorithm within %d bytes (deterministic %v)", c.name, lim, det)
+		return fmt.Errorf("%w: %s: no backward-filter algorithm within %d bytes (deterministic %v, math type %d)", ErrNoAlgorithm, c.name, lim, det, c.p.math())
 	}
 	// The heuristics' memory figures are estimates: ask for the exact ones.
 	var sz C.size_t

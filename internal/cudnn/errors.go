@@ -12,6 +12,12 @@ var ErrNotAvailable = errors.New("cudnn: not built (build with -tags cuda)")
 // map onto cuDNN (the caller falls back to another kernel).
 var ErrUnsupported = errors.New("cudnn: unsupported")
 
+// ErrNoAlgorithm is wrapped by the error of a plan for which cuDNN offers
+// no algorithm within the plan's rules (exact FP32 math without TF32,
+// deterministic gradients, the workspace limit): the caller runs the op
+// on another kernel (the executor, on the CPU).
+var ErrNoAlgorithm = errors.New("cudnn: no algorithm fits")
+
 // Error is a failed cuDNN call.
 type Error struct {
 	Call   string // the cuDNN function

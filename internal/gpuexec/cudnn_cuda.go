@@ -3,6 +3,9 @@
 package gpuexec
 
 import (
+	"errors"
+	"fmt"
+	"log"
 	"regexp"
 	"strconv"
 
@@ -41,7 +44,7 @@ func (x *Exec) dnn() (*cudnn.Handle, error) {
 	return h, nil
 }
 
-var convAttrRE = regexp.MustCompile(`Strides:\[(\d+) (\d+)\] Dilations:\[(\d+) (\d+)\] Padding:(\w+)`)
+var convAttrRE = regexp.MustCompile(`Strides:\[(\d+) (\d+)\] Dilations:\[(\d+) (\d+)\] Padding:(\w+)(?: Precision:(\w*))?`)
 
 // convAttrs returns a convolution op's settings: Conv2D carries
 // ops.Conv2DAttrs; its gradient ops carry them printed.
@@ -61,7 +64,7 @@ func convAttrs(st *engine.PlanStep) (ops.Conv2DAttrs, bool) {
 	for i := range v {
 		v[i], _ = strconv.Atoi(m[i+1])
 	}
-	return ops.Conv2DAttrs{Strides: [2]int{v[0], v[1]}, Dilations: [2]int{v[2], v[3]}, Padding: m[5]}, true
+	return ops.Conv2DAttrs{Strides: [2]int{v[0], v[1]}, Dilations: [2]int{v[2], v[3]}, Padding: m[5], Precision: m[6]}, true
 }
 
 func buildConv(x *Exec, st *engine.PlanStep, shapes []ops.Shape) (launchFn, bool, error) {
@@ -81,12 +84,25 @@ func buildConv(x *Exec, st *engine.PlanStep, shapes []ops.Shape) (launchFn, bool
 	if len(xs) != 4 || len(ws) != 4 {
 		return nil, false, nil
 	}
+	bf16, err := bf16GEMM(st.Kind, a.Precision)
+	if err != nil {
+		return nil, false, err
+	}
+	if bf16 && !x.kernelsOK {
+		return nil, false, nil // the operands' rounding needs our kernels
+	}
 	h, err := x.dnn()
 	if err != nil {
 		return nil, false, err
 	}
 	plan, err := h.Conv2D(cudnn.Conv2DParams{N: xs[0], H: xs[1], W: xs[2], C: xs[3], KH: ws[0], KW: ws[1], K: ws[3],
 		Strides: a.Strides, Dilations: a.Dilations, Padding: a.Padding, Deterministic: true})
+	if errors.Is(err, cudnn.ErrNoAlgorithm) {
+		// cuDNN has no exact-FP32 (or deterministic) algorithm for this
+		// layout: the CPU kernel runs it (and its family, sameFamily).
+		log.Printf("gpuexec: %s %v: no cuDNN algorithm fits, it runs on the CPU (%v)", st.Kind, shapesOf(shapes, st.Ins), err)
+		return nil, false, nil
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -95,14 +111,88 @@ func buildConv(x *Exec, st *engine.PlanStep, shapes []ops.Shape) (launchFn, bool
 		return nil, false, err
 	}
 	ws2 := cudnn.Workspace{Ptr: ptr, Size: plan.WorkspaceSize()}
+	// Every convolution kind's GEMM operands are its first two inputs:
+	// (x, w), (w, dy) or (x, dy).
+	var rd *rounder
+	if bf16 {
+		if rd, err = x.newRounder(st, shapes, 0, 1); err != nil {
+			return nil, false, err
+		}
+	}
+	l, ok := convLaunch(x, st, shapes, plan, ws2)
+	if !ok || rd == nil {
+		return l, ok, nil
+	}
+	return func(out cu.DevicePtr, in []cu.DevicePtr) error {
+		r, err := rd.apply(x, in)
+		if err != nil {
+			return err
+		}
+		return l(out, r)
+	}, true, nil
+}
+
+// bf16GEMM reports whether an op's GEMM precision is bfloat16: operands
+// rounded to bfloat16, products summed in FP32 (ops/gemm.go), which the
+// GPU builders honour by rounding copies of the operands before the
+// exact-FP32 cuBLAS or cuDNN call.
+func bf16GEMM(kind, precision string) (bool, error) {
+	switch precision {
+	case "", "float32":
+		return false, nil
+	case ops.PrecisionBFloat16:
+		return true, nil
+	}
+	return false, fmt.Errorf("%s: GEMM precision %q has no GPU kernel (\"\", \"float32\" or %q)", kind, precision, ops.PrecisionBFloat16)
+}
+
+// rounder rounds chosen inputs of a step to bfloat16 into scratch copies
+// on the compute stream.
+type rounder struct {
+	idx, n []int
+	buf    []cu.DevicePtr
+	ins    []cu.DevicePtr
+}
+
+// newRounder prepares the copies of inputs which of step st (scratch of
+// the program being prepared).
+func (x *Exec) newRounder(st *engine.PlanStep, shapes []ops.Shape, which ...int) (*rounder, error) {
+	r := &rounder{}
+	for _, i := range which {
+		n := shapes[st.Ins[i]].Size()
+		d, err := x.scratch(4 * n)
+		if err != nil {
+			return nil, err
+		}
+		r.idx, r.n, r.buf = append(r.idx, i), append(r.n, n), append(r.buf, d)
+	}
+	return r, nil
+}
+
+// apply enqueues the roundings and returns the inputs with the rounded
+// copies in place of the originals.
+func (r *rounder) apply(x *Exec, in []cu.DevicePtr) ([]cu.DevicePtr, error) {
+	r.ins = append(r.ins[:0], in...)
+	for j, i := range r.idx {
+		if err := kernels.RoundBFloat16(x.Rep.Compute, r.buf[j], in[i], r.n[j]); err != nil {
+			return nil, err
+		}
+		r.ins[i] = r.buf[j]
+	}
+	return r.ins, nil
+}
+
+// convLaunch is the launch of a convolution kind on its cuDNN plan.
+func convLaunch(x *Exec, st *engine.PlanStep, shapes []ops.Shape, plan *cudnn.Conv2D, ws2 cudnn.Workspace) (launchFn, bool) {
+	ws := shapes[st.Ins[1]]
 	switch st.Kind {
 	case "Conv2D":
-		return func(out cu.DevicePtr, in []cu.DevicePtr) error { return plan.Forward(in[0], in[1], out, ws2) }, true, nil
+		return func(out cu.DevicePtr, in []cu.DevicePtr) error { return plan.Forward(in[0], in[1], out, ws2) }, true
 	case "Conv2DBias", "Conv2DBiasRelu":
 		// the CPU's fused convolution and bias (ops/conv_bias.go): the
 		// convolution, then the bias (and ReLU) kernel in place
 		if !x.kernelsOK || len(st.Ins) != 3 {
-			return nil, false, nil
+			return nil, false
 		}
 		c := ws[3]
 		rows := shapes[st.Out].Size() / c
@@ -115,11 +205,11 @@ func buildConv(x *Exec, st *engine.PlanStep, shapes []ops.Shape) (launchFn, bool
 				return kernels.BiasAddRelu(x.Rep.Compute, out, out, in[2], rows, c)
 			}
 			return kernels.BiasAdd(x.Rep.Compute, out, out, in[2], rows, c)
-		}, true, nil
+		}, true
 	case "Conv2DBackpropInput":
-		return func(out cu.DevicePtr, in []cu.DevicePtr) error { return plan.BackwardData(in[0], in[1], out, ws2) }, true, nil
+		return func(out cu.DevicePtr, in []cu.DevicePtr) error { return plan.BackwardData(in[0], in[1], out, ws2) }, true
 	default:
-		return func(out cu.DevicePtr, in []cu.DevicePtr) error { return plan.BackwardFilter(in[0], in[1], out, ws2) }, true, nil
+		return func(out cu.DevicePtr, in []cu.DevicePtr) error { return plan.BackwardFilter(in[0], in[1], out, ws2) }, true
 	}
 }
 

@@ -223,11 +223,15 @@ func (x *Exec) prepare(p *engine.Program) (*prog, error) {
 			if ok {
 				if st.Op != nil && st.Op.RoundsBFloat16() {
 					// The op with its output's CastToBFloat16 fused (ops/
-					// cast_fused.go): the op runs here, the rounding on
-					// the host, as the cast step did (no GPU kernel).
-					l = x.roundedOnHost(pr, st, l)
-					pr.native = false
-					x.fallbacks["CastToBFloat16"]++
+					// cast_fused.go): the op, then the rounding in place
+					// (on the host without our kernels).
+					if x.kernelsOK {
+						l = x.roundedOnDevice(pl.Shapes[st.Out].Size(), l)
+					} else {
+						l = x.roundedOnHost(pr, st, l)
+						pr.native = false
+						x.fallbacks["CastToBFloat16"]++
+					}
 				}
 				pr.launch[i] = l
 				continue
@@ -270,9 +274,21 @@ func (x *Exec) prepare(p *engine.Program) (*prog, error) {
 	return pr, nil
 }
 
+// roundedOnDevice returns launch l followed by the rounding of its n
+// outputs to bfloat16 in place (kernels.RoundBFloat16, bitwise
+// ops.RoundBFloat16).
+func (x *Exec) roundedOnDevice(n int, l launchFn) launchFn {
+	return func(out cu.DevicePtr, ins []cu.DevicePtr) error {
+		if err := l(out, ins); err != nil {
+			return err
+		}
+		return kernels.RoundBFloat16(x.Rep.Compute, out, out, n)
+	}
+}
+
 // roundedOnHost returns launch l followed by the rounding of the step's
 // output to bfloat16 on the host (downloaded, rounded as
-// ops.CastToBFloat16 rounds, uploaded): the GPU kernels do not round.
+// ops.CastToBFloat16 rounds, uploaded), where our kernels did not load.
 func (x *Exec) roundedOnHost(pr *prog, st *engine.PlanStep, l launchFn) launchFn {
 	return func(out cu.DevicePtr, ins []cu.DevicePtr) error {
 		if err := l(out, ins); err != nil {

@@ -42,6 +42,13 @@ __device__ __forceinline__ float gk_sigmoid(float v) {
   return (float)(e / (1.0 + e));
 }
 
+__device__ __forceinline__ float gk_bf16_round(float v) {
+  unsigned b = __float_as_uint(v);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return __uint_as_float((b | 0x00400000u) & 0xffff0000u);
+  b += 0x7fffu + ((b >> 16) & 1u);
+  return __uint_as_float(b & 0xffff0000u);
+}
+
 __device__ __forceinline__ float gk_softplus(float v) {
   double x = v;
   return (float)((x > 0 ? x : 0.0) + log1p(exp(-fabs(x))));
@@ -79,6 +86,10 @@ GK_UNARY(gk_softplus, gk_softplus(v))
 GK_UNARY(gk_relu, v < 0 ? 0.0f : v)
 // Sigmoid: 1/(1+e^-x), or e^x/(1+e^x) for negative x, in float64.
 GK_UNARY(gk_sigmoid, gk_sigmoid(v))
+// RoundBF16 (ops.RoundBFloat16, the CastToBFloat16 op): the nearest
+// bfloat16, ties to even, kept in a float32; beyond bfloat16's largest
+// finite value ±inf; a NaN stays a quiet NaN of the same sign.
+GK_UNARY(gk_round_bf16, gk_bf16_round(v))
 
 // The binary arithmetic of runBinary on equal shapes.
 GK_BINARY(gk_add, u + v)

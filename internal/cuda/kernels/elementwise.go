@@ -104,6 +104,12 @@ func Relu(s cu.Stream, out, x cu.DevicePtr, n int) error { return unary(kRelu, s
 // Sigmoid sets out = 1/(1 + e^-x), computed in float64 (ops.Sigmoid).
 func Sigmoid(s cu.Stream, out, x cu.DevicePtr, n int) error { return unary(kSigmoid, s, out, x, n) }
 
+// RoundBFloat16 sets out to x rounded to the nearest bfloat16 (ties to
+// even), kept in float32 (ops.RoundBFloat16, the CastToBFloat16 op).
+func RoundBFloat16(s cu.Stream, out, x cu.DevicePtr, n int) error {
+	return unary(kRoundBF16, s, out, x, n)
+}
+
 // Add sets out = a + b over n elements of equal shapes (ops.Add).
 func Add(s cu.Stream, out, a, b cu.DevicePtr, n int) error { return binary(kAdd, s, out, a, b, n) }
 

@@ -42,6 +42,8 @@ var unaryRefs = map[string]func(x ops.Tensor) ops.Tensor{
 	"Softplus":  ops.Log1pExp,
 	"Relu":      ops.Relu,
 	"Sigmoid":   ops.Sigmoid,
+
+	"CastToBFloat16": ops.CastToBFloat16,
 }
 
 func unaryConsts(kind string) (c, d float32) {
@@ -92,6 +94,31 @@ func TestUnary(t *testing.T) {
 			if n > len(specials) && (kind == "Relu" || kind == "Clip") && !(got[2] != got[2]) {
 				t.Errorf("%s(NaN) = %v, want NaN as on the CPU", kind, got[2])
 			}
+		}
+	}
+}
+
+// TestRoundBFloat16 checks the bfloat16 rounding bitwise against
+// ops.RoundBFloat16 on ties (to even, both ways), the largest values that
+// round to the largest finite bfloat16 or overflow, subnormals and NaNs
+// with payloads of both signs.
+func TestRoundBFloat16(t *testing.T) {
+	onGPU(t)
+	bits := []uint32{0x3f808000, 0x3f818000, 0x3f808001, 0x3f817fff, 0x7f7f7fff, 0x7f7f8000, 0xff7f8000,
+		0x00008000, 0x00018000, 0x80008000, 0x7fc00001, 0xff800001, 0x7f800001, 0x7f800000, 0xff800000}
+	r := rand.New(rand.NewPCG(9, 9))
+	for len(bits) < 5000 {
+		bits = append(bits, r.Uint32())
+	}
+	x := make([]float32, len(bits))
+	for i, b := range bits {
+		x[i] = math.Float32frombits(b)
+	}
+	xb, ob := f32buf(t, x), outbuf(t, len(x))
+	check(t, RoundBFloat16(cu.NoStream, ob.ptr, xb.ptr, len(x)))
+	for i, g := range ob.f32(t) {
+		if w := ops.RoundBFloat16(x[i]); math.Float32bits(g) != math.Float32bits(w) {
+			t.Fatalf("RoundBFloat16(%#08x) = %#08x, want %#08x", bits[i], math.Float32bits(g), math.Float32bits(w))
 		}
 	}
 }

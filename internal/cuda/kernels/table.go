@@ -23,6 +23,7 @@ const (
 	kSoftplus
 	kRelu
 	kSigmoid
+	kRoundBF16
 	kAdd
 	kSub
 	kMul
@@ -113,6 +114,7 @@ var kernelTable = [numKernels]kernelSpec{
 	kSoftplus:     {"elementwise", "gk_softplus", "ppl"},
 	kRelu:         {"elementwise", "gk_relu", "ppl"},
 	kSigmoid:      {"elementwise", "gk_sigmoid", "ppl"},
+	kRoundBF16:    {"elementwise", "gk_round_bf16", "ppl"},
 	kAdd:          {"elementwise", "gk_add", "pppl"},
 	kSub:          {"elementwise", "gk_sub", "pppl"},
 	kMul:          {"elementwise", "gk_mul", "pppl"},
@@ -181,6 +183,7 @@ var unaryKinds = map[string]kernelID{
 	"Exp": kExp, "Log": kLog, "Sqrt": kSqrt, "Rsqrt": kRsqrt, "Tanh": kTanh,
 	"Square": kSquare, "Abs": kAbs, "Sign": kSign, "Clip": kClip, "ClipMask": kClipMask,
 	"StepAbove": kStepAbove, "Softplus": kSoftplus, "Relu": kRelu, "Sigmoid": kSigmoid,
+	"CastToBFloat16": kRoundBF16,
 }
 
 // binaryKinds maps the Kind of each binary op of package ops to its kernel
