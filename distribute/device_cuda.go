@@ -5,6 +5,7 @@ package distribute
 import (
 	"fmt"
 	"log"
+	"os"
 	"sync"
 
 	"github.com/gokeras/gokeras/engine"
@@ -56,10 +57,15 @@ func logicalGPUs() []string {
 
 var noGPUOnce sync.Once
 
-// noGPUs says once per process that a cuda build found no GPU.
+// noGPUs says once per process that a cuda build found no GPU. Where
+// GOKERAS_REQUIRE_GPU=1 (tools/gpu's checks: a run on the CPU must not
+// pass for a GPU result) it ends the process instead, with that message.
 func noGPUs() {
 	noGPUOnce.Do(func() {
 		_, err := cuda.Devices()
+		if os.Getenv("GOKERAS_REQUIRE_GPU") == "1" {
+			log.Fatalf("distribute: built with cuda but no GPU is usable (%v), and GOKERAS_REQUIRE_GPU=1 forbids mirroring over CPUs", err)
+		}
 		log.Printf("distribute: built with cuda but no GPU is usable (%v): mirroring over CPUs", err)
 	})
 }

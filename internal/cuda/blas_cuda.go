@@ -71,6 +71,27 @@ func NewBlas(s cu.Stream, ws cu.DevicePtr, bytes int64) (*Blas, error) {
 	return b, nil
 }
 
+// WarmUp runs one 1x1x1 GEMM on device scratch (cuBLAS' first call on a
+// handle loads its kernels and may allocate) and waits for it, so that
+// the first GEMM a CUDA graph captures finds the handle ready. Call it
+// inside the device's Do, before any capture.
+func (b *Blas) WarmUp(s cu.Stream) error {
+	p, err := cu.MemAlloc(3 * 4)
+	if err != nil {
+		return fmt.Errorf("cuda: cuBLAS warm-up: %w", err)
+	}
+	err = b.Sgemm(false, false, 1, 1, 1, 1, p, 1, p+4, 1, 0, p+8)
+	if err == nil {
+		if e := s.Synchronize(); e != nil {
+			err = fmt.Errorf("cuda: cuBLAS warm-up: %w", e)
+		}
+	}
+	if e := cu.MemFree(p); err == nil && e != nil {
+		err = fmt.Errorf("cuda: cuBLAS warm-up: %w", e)
+	}
+	return err
+}
+
 // Close destroys the handle.
 func (b *Blas) Close() error {
 	if b == nil || b.h == nil {

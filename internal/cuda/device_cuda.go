@@ -91,14 +91,29 @@ func Devices() ([]DeviceInfo, error) {
 
 // Do runs fn on the calling goroutine, locked to its OS thread, with the
 // device's primary context current. Every driver, cuBLAS, cuDNN, NCCL and
-// kernel call of gokeras happens inside a Do. Nested calls are fine.
+// kernel call of gokeras happens inside a Do. Nested calls are fine: the
+// context current before (another device's, or one the caller made) is
+// current again when Do returns.
 func (d *Device) Do(fn func() error) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := cu.SetCurrentContext(d.ctx); err != nil {
-		return fmt.Errorf("cuda: making %s's context current: %w", d.Name, err)
+	var prev C.CUcontext
+	if err := check("cuCtxGetCurrent", C.cuCtxGetCurrent(&prev)); err != nil {
+		return fmt.Errorf("cuda: %s: %w", d.Name, err)
 	}
-	return fn()
+	mine := *(*C.CUcontext)(unsafe.Pointer(&d.ctx))
+	if prev != mine {
+		if err := check("cuCtxSetCurrent", C.cuCtxSetCurrent(mine)); err != nil {
+			return fmt.Errorf("cuda: making %s's context current: %w", d.Name, err)
+		}
+	}
+	err := fn()
+	if prev != mine {
+		if e := check("cuCtxSetCurrent", C.cuCtxSetCurrent(prev)); e != nil && err == nil {
+			err = fmt.Errorf("cuda: restoring the context current before %s's: %w", d.Name, e)
+		}
+	}
+	return err
 }
 
 // MemInfo returns the free and total bytes of the device.
@@ -121,6 +136,13 @@ func (driverAlloc) Malloc(n int64) (uintptr, error) {
 }
 
 func (driverAlloc) Free(p uintptr) error { return cu.MemFree(cu.DevicePtr(p)) }
+
+// Do converts cu's context handle to the driver's: cu.CUContext holds
+// exactly the C handle.
+var (
+	_ [unsafe.Sizeof(cu.CUContext{}) - unsafe.Sizeof(C.CUcontext(nil))]struct{}
+	_ [unsafe.Sizeof(C.CUcontext(nil)) - unsafe.Sizeof(cu.CUContext{})]struct{}
+)
 
 // cstream converts gorgonia's stream handle to this package's C type.
 func cstream(s cu.Stream) C.CUstream { return C.CUstream(unsafe.Pointer(s.C())) }

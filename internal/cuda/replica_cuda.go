@@ -68,8 +68,15 @@ func NewReplica(p Placement) (*Replica, error) {
 			return fmt.Errorf("cuda: cuBLAS workspace: %w", err)
 		}
 		r.ws = cu.DevicePtr(ws)
-		r.Blas, err = NewBlas(r.Compute, r.ws, blasWorkspace)
-		return err
+		if r.Blas, err = NewBlas(r.Compute, r.ws, blasWorkspace); err != nil {
+			return err
+		}
+		// A fresh handle initialises itself on its first GEMM (kernel
+		// loads, heuristics): do it now, outside any CUDA graph capture.
+		if err := r.Blas.WarmUp(r.Compute); err != nil {
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w (replica on %s, logical %d)", err, DeviceName(p.Device), p.Logical)
@@ -143,15 +150,24 @@ func (r *Replica) EndUploads() error {
 }
 
 // UploadSync copies src to dst and returns when it is there (for
-// constants and one-off copies).
+// constants, the outputs of steps run on the CPU and one-off copies). The
+// copy is queued on the compute stream, after the kernels already queued
+// there (which may still read dst) and before those queued next, and the
+// stream is synchronised before returning: src is pageable Go memory,
+// which the driver may read after an asynchronous call returns, and a
+// synchronous cuMemcpyHtoD on the legacy stream is ordered with neither.
 func (r *Replica) UploadSync(dst cu.DevicePtr, src []float32) error {
 	if len(src) == 0 {
 		return nil
 	}
-	if err := r.Compute.Synchronize(); err != nil {
-		return err
+	n := int64(len(src)) * 4
+	if err := cu.MemcpyHtoDAsync(dst, unsafe.Pointer(&src[0]), n, r.Compute); err != nil {
+		return fmt.Errorf("cuda: upload of %d floats: %w", len(src), err)
 	}
-	return cu.MemcpyHtoD(dst, unsafe.Pointer(&src[0]), int64(len(src))*4)
+	if err := r.Compute.Synchronize(); err != nil {
+		return fmt.Errorf("cuda: compute stream after an upload of %d floats: %w", len(src), err)
+	}
+	return nil
 }
 
 // Download waits for the compute stream and copies src to dst.

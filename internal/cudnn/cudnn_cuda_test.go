@@ -11,6 +11,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -26,7 +27,10 @@ func gpu(t *testing.T) *Handle {
 	t.Helper()
 	n, err := cu.NumDevices()
 	if err != nil || n == 0 {
-		t.Skipf("no CUDA device (%v)", err)
+		if os.Getenv("GOKERAS_REQUIRE_GPU") == "1" {
+			t.Fatalf("no CUDA device (%v), and GOKERAS_REQUIRE_GPU=1 makes that a failure", err)
+		}
+		t.Skipf("no CUDA device (%v); GOKERAS_REQUIRE_GPU=1 makes this a failure", err)
 	}
 	runtime.LockOSThread()
 	t.Cleanup(runtime.UnlockOSThread)

@@ -121,7 +121,7 @@ func TestGraphReplay(t *testing.T) {
 		}
 	}
 	if g1, all := x.GraphReplays(); g1-g0 < 2 {
-		t.Errorf("%d graph launches in 4 replays of a native program (%d replays in all; steps on the CPU: %v)", g1-g0, all, x.Fallbacks())
+		t.Errorf("%d graph launches in 4 replays of a native program (%d replays in all; steps on the CPU: %v; failed captures: %q)", g1-g0, all, x.Fallbacks(), x.GraphFailures())
 	}
 }
 

@@ -35,6 +35,11 @@ func register(kind string, b builder) {
 
 var verbose = os.Getenv("GOKERAS_CUDA_VERBOSE") != ""
 
+// requireGraphs makes a failed CUDA graph capture an error of the step
+// (GOKERAS_REQUIRE_GRAPHS=1, as tools/gpu's checks run) instead of a
+// logged fallback to op-by-op replay.
+var requireGraphs = os.Getenv("GOKERAS_REQUIRE_GRAPHS") == "1"
+
 // Exec runs programs on one replica's logical GPU. It implements
 // engine.Executor; one replica's goroutine uses it at a time.
 type Exec struct {
@@ -45,6 +50,8 @@ type Exec struct {
 	fallbacks map[string]int
 	replays   int
 	graphRuns int
+	// graphFailures: the failed captures, one message each
+	graphFailures []string
 	// per-Exec state of the op families (cuDNN handle and plans, ...)
 	ext map[string]any
 	// preparing is the program prepare is building (for scratch).
@@ -97,6 +104,9 @@ func NewExec(p cuda.Placement) (*Exec, error) {
 	// Load (JIT) our kernels now, so that no module loads during a CUDA
 	// graph capture; without them their ops run on the CPU.
 	if err := rep.Do(kernels.Load); err != nil {
+		if os.Getenv("GOKERAS_REQUIRE_GPU") == "1" {
+			return nil, fmt.Errorf("gpuexec: our CUDA kernels did not load (GOKERAS_REQUIRE_GPU=1): %w", err)
+		}
 		log.Printf("gpuexec: our CUDA kernels did not load, their ops run on the CPU: %v", err)
 	} else {
 		x.kernelsOK = true
@@ -142,6 +152,14 @@ func (x *Exec) GraphReplays() (graphRuns, replays int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.graphRuns, x.replays
+}
+
+// GraphFailures returns the messages of the CUDA graph captures that
+// failed (each program then replays op by op).
+func (x *Exec) GraphFailures() []string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return append([]string(nil), x.graphFailures...)
 }
 
 // Stats returns the replica's device memory counters.
@@ -392,9 +410,17 @@ func (x *Exec) run(pr *prog, rc ops.ReplicaContext, inputs []ops.Value) ([]ops.V
 		if pr.graph == nil {
 			g, err := cuda.Capture(x.Rep.Compute, func() error { return x.steps(pr) })
 			if err != nil {
+				// Surfaced: logged (once per program), counted, and an
+				// error where GOKERAS_REQUIRE_GRAPHS=1 (the GPU checks).
 				pr.noGraph = true
-				if verbose {
-					log.Printf("gpuexec: CUDA graph capture failed, replaying op by op: %v", err)
+				msg := fmt.Sprintf("gpuexec: %s logical %d: CUDA graph capture of a program of %d steps failed, replaying it op by op: %v",
+					cuda.DeviceName(x.Rep.Place.Device), x.Rep.Place.Logical, len(pl.Steps), err)
+				log.Print(msg)
+				x.mu.Lock()
+				x.graphFailures = append(x.graphFailures, msg)
+				x.mu.Unlock()
+				if requireGraphs {
+					return nil, fmt.Errorf("%s (GOKERAS_REQUIRE_GRAPHS=1)", msg)
 				}
 			} else {
 				pr.graph = g
@@ -491,9 +517,13 @@ func (x *Exec) steps(pr *prog) error {
 }
 
 // Release frees the device buffers of every prepared program and the
-// cached blocks.
+// cached blocks, once the replica's queued work is done (kernels may still
+// read them). If that work failed, nothing is freed and the error says so.
 func (x *Exec) Release() error {
 	return x.Rep.Do(func() error {
+		if err := x.Rep.Sync(); err != nil {
+			return fmt.Errorf("gpuexec: release: the replica's work failed, its buffers are kept: %w", err)
+		}
 		var errs []error
 		for p, pr := range x.progs {
 			pr.graph.Destroy()

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -25,7 +26,10 @@ func gpus(t *testing.T) []cu.CUContext {
 	t.Helper()
 	n, err := cu.NumDevices()
 	if err != nil || n == 0 {
-		t.Skipf("no CUDA device (%v)", err)
+		if os.Getenv("GOKERAS_REQUIRE_GPU") == "1" {
+			t.Fatalf("no CUDA device (%v), and GOKERAS_REQUIRE_GPU=1 makes that a failure", err)
+		}
+		t.Skipf("no CUDA device (%v); GOKERAS_REQUIRE_GPU=1 makes this a failure", err)
 	}
 	ctxs := make([]cu.CUContext, n)
 	for i := range ctxs {

@@ -5,6 +5,8 @@ package kernels
 /*
 #cgo LDFLAGS: -lcuda
 #include <cuda.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 // gk_args carries a launch's parameters by value, so no Go pointer goes
 // to C: scalars and pointers in v (a float32 in the low 4 bytes), one
@@ -15,6 +17,15 @@ typedef struct {
 	int n;
 	int desc_at;
 } gk_args;
+
+// gk_load loads PTX with the JIT's error and info logs in log (errlog
+// and infolog bytes each, NUL-terminated by the driver).
+static CUresult gk_load(CUmodule *m, const char *ptx, char *errlog, size_t errsize, char *infolog, size_t infosize) {
+	CUjit_option o[4] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
+	                     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+	void *v[4] = {errlog, (void *)(uintptr_t)errsize, infolog, (void *)(uintptr_t)infosize};
+	return cuModuleLoadDataEx(m, ptx, 4, o, v);
+}
 
 static CUresult gk_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                           unsigned bz, CUstream s, gk_args a) {
@@ -30,6 +41,7 @@ import (
 	"embed"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -44,6 +56,8 @@ var ptxFS embed.FS
 var (
 	_ [unsafe.Sizeof(cu.Function{}) - unsafe.Sizeof(C.CUfunction(nil))]struct{}
 	_ [unsafe.Sizeof(C.CUfunction(nil)) - unsafe.Sizeof(cu.Function{})]struct{}
+	_ [unsafe.Sizeof(cu.Module{}) - unsafe.Sizeof(C.CUmodule(nil))]struct{}
+	_ [unsafe.Sizeof(C.CUmodule(nil)) - unsafe.Sizeof(cu.Module{})]struct{}
 	_ [unsafe.Sizeof(cu.Stream{}) - unsafe.Sizeof(C.CUstream(nil))]struct{}
 	_ [unsafe.Sizeof(C.CUstream(nil)) - unsafe.Sizeof(cu.Stream{})]struct{}
 )
@@ -93,12 +107,44 @@ func (k *ctxKernels) loadFamily(fam string) (cu.Module, error) {
 	if err != nil {
 		return cu.Module{}, fmt.Errorf("kernels: %s: %w", fam, err)
 	}
-	m, err := cu.LoadData(string(ptx))
+	m, err := loadPTX(fam, ptx)
 	if err != nil {
-		return cu.Module{}, fmt.Errorf("kernels: loading the %s PTX (JIT for this device): %w", fam, err)
+		return cu.Module{}, err
 	}
 	k.mods[fam] = m
 	return m, nil
+}
+
+// jitLogBytes is the size of each of the JIT's log buffers.
+const jitLogBytes = 16 << 10
+
+// loadPTX JITs one family's PTX for the current context's device; a
+// failure carries the driver's error name and the JIT's error log.
+func loadPTX(fam string, ptx []byte) (cu.Module, error) {
+	src := C.CString(string(ptx))
+	defer C.free(unsafe.Pointer(src))
+	errLog := (*C.char)(C.calloc(jitLogBytes, 1))
+	infoLog := (*C.char)(C.calloc(jitLogBytes, 1))
+	defer C.free(unsafe.Pointer(errLog))
+	defer C.free(unsafe.Pointer(infoLog))
+	var m C.CUmodule
+	if r := C.gk_load(&m, src, errLog, jitLogBytes, infoLog, jitLogBytes); r != C.CUDA_SUCCESS {
+		var name *C.char
+		C.cuGetErrorName(r, &name)
+		what := "unknown error"
+		if name != nil {
+			what = C.GoString(name)
+		}
+		jit := strings.TrimSpace(C.GoString(errLog))
+		if jit == "" {
+			jit = strings.TrimSpace(C.GoString(infoLog))
+		}
+		if jit == "" {
+			jit = "(the JIT logged nothing)"
+		}
+		return cu.Module{}, fmt.Errorf("kernels: loading the %s PTX (JIT for this device): %s (%d); JIT log: %s", fam, what, int(r), jit)
+	}
+	return *(*cu.Module)(unsafe.Pointer(&m)), nil
 }
 
 // function returns kernel id of the current context, loading its family
