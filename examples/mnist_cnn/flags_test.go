@@ -32,6 +32,11 @@ func TestFlagsRefuseNonsense(t *testing.T) {
 		{"-limit -5", "-limit -5: want 0 or more"},
 		{"-replicas 0", "-replicas 0: want at least 1"},
 		{"-verbose 9", "-verbose 9: want one of"},
+		// Output paths are checked before training, not after it.
+		{"-save-model /nonexistent/m.keras", "-save-model /nonexistent/m.keras: no folder /nonexistent"},
+		{"-save-model m.txt", "-save-model m.txt: the name must end in .keras or .h5 or .hdf5"},
+		{"-save-weights w.h5", "-save-weights w.h5: the name must end in .weights.h5 or .npz"},
+		{"-plot /nonexistent/h.png", "-plot /nonexistent/h.png: no folder /nonexistent"},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-data "+missing+" -plot= "+c.args)

@@ -28,6 +28,7 @@ import (
 
 	"github.com/gokeras/gokeras/datasets"
 	"github.com/gokeras/gokeras/distribute"
+	"github.com/gokeras/gokeras/examples/internal/cli"
 	"github.com/gokeras/gokeras/examples/internal/exampledata"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/callbacks"
@@ -66,7 +67,11 @@ func main() {
 	flag.Float64Var(&c.learningRate, "learning-rate", 0.001, "SGD learning rate (the tutorial's 0.001)")
 	flag.BoolVar(&c.ring, "ring", false, "all-reduce with our ring (RING) instead of MPI_Allreduce (AUTO)")
 	flag.Parse()
-	if err := validate(c); err != nil {
+	err := validate(c)
+	if err == nil {
+		err = cli.Check(flag.CommandLine, cli.OutputDir("backup-dir"))
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "multi_worker:", err)
 		flag.Usage()
 		os.Exit(2)
@@ -97,13 +102,20 @@ func validate(c config) error {
 }
 
 // mnistDataset is mnist_setup.mnist_dataset: the training images scaled
-// to [0, 1], shuffled and batched to the global batch size.
+// to [0, 1], shuffled, repeated and batched to the global batch size
+// (shuffle(60000).repeat().batch(batch_size)), so that every epoch has its
+// -steps-per-epoch full batches whatever -limit leaves. With
+// -steps-per-epoch 0 an epoch is one pass over the data, not repeated.
 func mnistDataset(c config, xTrain, yTrain *tensor.Dense, batchSize int) (*datasets.Dataset, error) {
 	ds, err := datasets.FromTensorSlices(xTrain, yTrain)
 	if err != nil {
 		return nil, err
 	}
-	return ds.Shuffle(60000, c.seed).Batch(batchSize, false), nil
+	ds = ds.Shuffle(60000, c.seed)
+	if c.steps > 0 {
+		ds = ds.Repeat()
+	}
+	return ds.Batch(batchSize, false), nil
 }
 
 // buildCNNModel is mnist_setup.build_cnn_model.
@@ -168,11 +180,14 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	if c.steps > 0 {
-		took := time.Since(start)
-		n := c.epochs * c.steps * globalBatchSize
-		say("trained on %d examples in %.1f s: %.0f samples/s over all workers\n", n, took.Seconds(), float64(n)/took.Seconds())
+	// Examples seen: the repeated dataset gives every step a full global
+	// batch; without -steps-per-epoch every epoch is one pass.
+	took := time.Since(start)
+	n := c.epochs * c.steps * globalBatchSize
+	if c.steps == 0 {
+		n = c.epochs * xTrain.Shape()[0]
 	}
+	say("trained on %d examples in %.1f s: %.0f samples/s over all workers\n", n, took.Seconds(), float64(n)/took.Seconds())
 	// Every worker holds the same weights; the chief reports.
 	acc, err := testAccuracy(model, xTest, yTest)
 	if err != nil {

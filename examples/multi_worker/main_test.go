@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +53,66 @@ func writeMNIST(t *testing.T, dir string, nTrain, nTest int) {
 		}
 		write(set.prefix+"-images-idx3-ubyte.gz", 2051, []uint32{uint32(set.n), 28, 28}, imgs)
 		write(set.prefix+"-labels-idx1-ubyte.gz", 2049, []uint32{uint32(set.n)}, labels)
+	}
+}
+
+// TestMain runs main with the arguments in GOKERAS_EXAMPLE_ARGS when that
+// is set, so that tests can run the example as a command without building it.
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv("GOKERAS_EXAMPLE_ARGS"); ok {
+		os.Args = append([]string{"multi_worker"}, strings.Fields(args)...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestStepsPerEpochWithLimit: with -limit leaving fewer examples than
+// -steps-per-epoch batches, the repeated dataset (the tutorial's
+// shuffle().repeat().batch()) still gives every epoch all its steps, the
+// bar ends at 6/6 and the examples reported are those used.
+func TestStepsPerEpochWithLimit(t *testing.T) {
+	dir := t.TempDir()
+	writeMNIST(t, dir, 200, 50)
+	for _, c := range []struct {
+		args, bar string
+		bars      int // epochs whose bar ends with bar
+		trained   string
+	}{
+		// 100 examples are one batch of 64 and one of 36 a pass: 6 steps need the repeat.
+		{"-epochs 2 -steps-per-epoch 6 -limit 100", "6/6 [====", 2, "trained on 768 examples"},
+		{"-epochs 1 -steps-per-epoch 6 -limit 100 -custom-loop", "", 0, "trained on 384 examples"},
+		{"-epochs 1 -steps-per-epoch 0 -limit 100", "2/2 [====", 1, "trained on 100 examples"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-dataset mnist -data "+dir+" -global-batch 64 -verbose 1 "+c.args)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.args, err, out)
+		}
+		s := string(out)
+		if !strings.Contains(s, c.trained) {
+			t.Errorf("%s: want %q in\n%s", c.args, c.trained, s)
+		}
+		if n := strings.Count(s, c.bar+"="); c.bar != "" && n != c.bars {
+			t.Errorf("%s: %d bars end at %s, want %d (one an epoch):\n%s", c.args, n, c.bar, c.bars, s)
+		}
+		accuracy(t, c.args, out)
+	}
+}
+
+// TestBadBackupDir: a -backup-dir that cannot be made is refused before any work.
+func TestBadBackupDir(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-backup-dir "+filepath.Join(file, "b"))
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "-backup-dir") || strings.Contains(string(out), "Workers:") {
+		t.Errorf("%v, want exit status 2 naming -backup-dir before any work:\n%s", err, out)
 	}
 }
 

@@ -3,6 +3,8 @@ package cli
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,5 +41,57 @@ func TestCheck(t *testing.T) {
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	if err := Check(fs, Positive("nope")); err == nil {
 		t.Error("a rule on a missing flag passed")
+	}
+}
+
+func TestOutputFileAndDir(t *testing.T) {
+	dir := t.TempDir()
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	rootCanWrite := writable(ro) == nil // root ignores permissions
+	for _, c := range []struct {
+		file, out string
+		want      string // "" for no error
+		skip      bool
+	}{
+		{"", "", "", false},
+		{filepath.Join(dir, "m.keras"), filepath.Join(dir, "imgs", "sub"), "", false},
+		{filepath.Join(dir, "m.h5"), "", "", false},
+		{"/nonexistent/m.keras", "", "-save-model /nonexistent/m.keras: no folder /nonexistent", false},
+		{filepath.Join(dir, "m.txt"), "", "the name must end in .keras or .h5", false},
+		{".keras", "", "the name must end in .keras or .h5", false},
+		{dir, "", "the name must end in", false},
+		{filepath.Join(dir, "d.keras"), "", "a folder, want a file name", false},
+		{filepath.Join(ro, "m.keras"), "", "cannot create files in", rootCanWrite},
+		{"", filepath.Join(dir, "m.keras", "x"), "-out " + filepath.Join(dir, "m.keras", "x"), false},
+	} {
+		if c.skip {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "d.keras"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "m.keras"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.String("save-model", c.file, "the model file")
+		fs.String("out", c.out, "image folder")
+		err := Check(fs, OutputFile("save-model", ".keras", ".h5"), OutputDir("out"))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q %q: %v", c.file, c.out, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q %q: err = %v, want %q", c.file, c.out, err, c.want)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "imgs", "sub")); err != nil || !fi.IsDir() {
+		t.Errorf("OutputDir did not create the folder: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".gokeras-write-check-*"))
+	if len(left) > 0 {
+		t.Errorf("the write check left %v", left)
 	}
 }
