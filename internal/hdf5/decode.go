@@ -70,6 +70,9 @@ type decoder struct {
 	readLeft uint64
 	// inflateLeft bounds the bytes all filtered chunks inflate to.
 	inflateLeft uint64
+	// [sbLo, sbHi) are the file bytes of the superblock, once parsed: no
+	// object, chunk or data of the file may lie there.
+	sbLo, sbHi uint64
 }
 
 // pathError is an error already naming its object.
@@ -112,6 +115,9 @@ func (d *decoder) readInto(b []byte, addr uint64) error {
 	a := addr + d.base
 	if addr == undef || a < addr || a > d.size || n > d.size-a {
 		return fmt.Errorf("%d bytes at address %d lie beyond the end of the file (%d bytes)", n, addr, d.size)
+	}
+	if n > 0 && a < d.sbHi && a+n > d.sbLo {
+		return fmt.Errorf("%d bytes at address %d overlap the superblock (file bytes %d to %d)", n, addr, d.sbLo, d.sbHi)
 	}
 	if n > d.readLeft {
 		return errors.New("file structure makes the decoder re-read its bytes too often (overlapping or repeated structures)")
@@ -260,7 +266,12 @@ func (d *decoder) groupFrom(path string, addr uint64, oh *objectHeader) (*Group,
 			d.weight[l.addr] = d.objects - before
 			g.Datasets = append(g.Datasets, ds)
 		default:
-			// A committed datatype or an unknown object: not data.
+			// A committed datatype: not data. Anything else (an object
+			// without messages, such as a header whose messages were cut
+			// off) is an error rather than a dataset silently left out.
+			if _, ok := coh.first(msgDatatype); !ok {
+				return nil, &pathError{p, errors.New("object header holds neither a group, a dataset nor a datatype")}
+			}
 		}
 	}
 	return g, nil

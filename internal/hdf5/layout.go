@@ -52,7 +52,11 @@ func (d *decoder) parseLayout(b []byte, rank int) (layout, error) {
 			}
 			l.chunk = dims[:rank]
 		}
-	case 3, 4:
+	case 3, 4, 5:
+		// Version 5 (HDF5 2.0, libver "latest") is version 4's layout; its
+		// chunk indexes store filtered chunk sizes in fields of
+		// sizeof(size) bytes, which the index readers take from the
+		// element sizes their headers give.
 		l.class = int(r.u8())
 		switch l.class {
 		case 0:
@@ -63,7 +67,7 @@ func (d *decoder) parseLayout(b []byte, rank int) (layout, error) {
 			l.size = r.length()
 		case 2:
 			var flags byte
-			if version == 4 {
+			if version >= 4 {
 				flags = r.u8()
 				l.noEdgeFilter = flags&1 != 0
 				l.singleFilter = flags&2 != 0
@@ -72,7 +76,7 @@ func (d *decoder) parseLayout(b []byte, rank int) (layout, error) {
 			enc := 4
 			if version == 3 {
 				l.addr = r.addr()
-			} else {
+			} else { // 4 and 5
 				enc = int(r.u8())
 				if enc < 1 || enc > 8 {
 					return l, fmt.Errorf("chunk dimension size of %d bytes", enc)
@@ -87,7 +91,7 @@ func (d *decoder) parseLayout(b []byte, rank int) (layout, error) {
 					l.chunk = append(l.chunk, c)
 				}
 			}
-			if version == 4 {
+			if version >= 4 {
 				l.index = int(r.u8())
 				switch l.index {
 				case 1:
@@ -151,7 +155,9 @@ func (d *decoder) chunked(l layout, space dataspace, t dtype, fs []filter, raw [
 	if chunkBytes > uint64(d.budget) {
 		return fmt.Errorf("chunk of %d bytes exceeds the decoding limit", chunkBytes)
 	}
-	if len(raw) == 0 {
+	if len(raw) == 0 || l.addr == undef {
+		// No chunk index: no chunk was ever written, and the dataset
+		// reads as its fill value (raw is preset to it), as in h5py.
 		return nil
 	}
 	done := map[uint64]bool{} // chunks placed, by linear index in grid

@@ -150,6 +150,11 @@ func (d *decoder) objectHeader(addr uint64) (*objectHeader, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	// As HDF5's check of a header's first chunk: messages need room for
+	// at least one message header, and no messages no room.
+	if (nmsgs > 0 && size < 8) || (nmsgs == 0 && size > 0) {
+		return nil, fmt.Errorf("version 1 object header at address %d declares %d messages in %d bytes", addr, nmsgs, size)
+	}
 	pending = []chunk{{addr + 16, size}}
 	for i := 0; i < len(pending); i++ {
 		c := pending[i]

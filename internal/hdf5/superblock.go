@@ -49,6 +49,8 @@ func (d *decoder) superblock() (uint64, error) {
 		if r.err != nil {
 			return 0, r.err
 		}
+		// The rest of the root's entry: cache type, reserved, scratch pad.
+		d.sbLo, d.sbHi = at, at+uint64(r.off)+4+4+16
 		return root, d.setBase(base, at)
 	case 2, 3:
 		r.offSize, r.lenSize = int(r.u8()), int(r.u8())
@@ -64,6 +66,7 @@ func (d *decoder) superblock() (uint64, error) {
 		if r.err != nil {
 			return 0, r.err
 		}
+		d.sbLo, d.sbHi = at, at+uint64(r.off)
 		return root, d.setBase(base, at)
 	}
 	return 0, fmt.Errorf("unsupported superblock version %d", version)
