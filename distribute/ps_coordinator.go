@@ -140,7 +140,7 @@ func NewClusterCoordinator(s *ParameterServerStrategy) (*ClusterCoordinator, err
 		return c, nil
 	}
 	for i, addr := range s.spec["worker"] {
-		conn, err := dial(addr)
+		conn, err := s.dial(addr, fmt.Sprintf("worker:%d", i))
 		if err != nil {
 			return nil, fmt.Errorf("distribute: NewClusterCoordinator: worker:%d at %s: %w", i, addr, err)
 		}

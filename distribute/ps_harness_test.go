@@ -59,11 +59,19 @@ type inProcess struct {
 	workers []*distribute.ParameterServerStrategy
 	servers []*distribute.ParameterServerStrategy
 	opts    []distribute.ParameterServerOption
+	// perTask, when set, adds each task's own options (its TLS files).
+	perTask func(typ string, idx int) []distribute.ParameterServerOption
 }
 
 func startInProcess(t testing.TB, workers, servers int, opts ...distribute.ParameterServerOption) *inProcess {
 	t.Helper()
-	c := &inProcess{spec: psSpec(t, workers, servers), opts: opts}
+	return startCluster(t, &inProcess{spec: psSpec(t, workers, servers), opts: opts}, workers, servers)
+}
+
+// startCluster starts the tasks of c (its spec, options and per-task
+// options set).
+func startCluster(t testing.TB, c *inProcess, workers, servers int) *inProcess {
+	t.Helper()
 	for i := range servers {
 		c.servers = append(c.servers, c.start(t, "ps", i))
 	}
@@ -88,7 +96,11 @@ func startInProcess(t testing.TB, workers, servers int, opts ...distribute.Param
 
 func (c *inProcess) start(t testing.TB, typ string, idx int) *distribute.ParameterServerStrategy {
 	t.Helper()
-	s, err := distribute.NewParameterServerStrategy(resolverFor(t, c.spec, typ, idx), c.opts...)
+	opts := c.opts
+	if c.perTask != nil {
+		opts = append(append([]distribute.ParameterServerOption(nil), opts...), c.perTask(typ, idx)...)
+	}
+	s, err := distribute.NewParameterServerStrategy(resolverFor(t, c.spec, typ, idx), opts...)
 	if err != nil {
 		t.Errorf("%s:%d: %v", typ, idx, err)
 		return nil

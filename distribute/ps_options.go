@@ -1,6 +1,9 @@
 package distribute
 
-import "time"
+import (
+	"os"
+	"time"
+)
 
 // ParameterServerOption configures [NewParameterServerStrategy].
 type ParameterServerOption func(*psConfig)
@@ -13,6 +16,10 @@ type psConfig struct {
 	stepTimeout    time.Duration
 	probeInterval  time.Duration
 	chiefTimeout   time.Duration
+	tlsFiles       [3]string // CA, certificate, key (ClusterTLS)
+	listen         string    // ListenAddress
+	memBudget      int64     // ServerMemoryBudget
+	lookupEnv      func(string) (string, bool)
 }
 
 func defaultPSConfig() psConfig {
@@ -23,6 +30,8 @@ func defaultPSConfig() psConfig {
 		stepTimeout:    10 * time.Minute,
 		probeInterval:  500 * time.Millisecond,
 		chiefTimeout:   2 * time.Minute,
+		memBudget:      DefaultServerMemoryBudget,
+		lookupEnv:      os.LookupEnv,
 	}
 }
 

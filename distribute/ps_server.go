@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -35,6 +37,11 @@ type psServer struct {
 	version int64
 	// pulled counts the values (float32) this server sent to Pull calls.
 	pulled int64
+	// nonFinite counts the writes refused for a NaN or an Inf.
+	nonFinite atomic.Int64
+	// budget bounds the bytes of the answers being built (see ps_limits.go);
+	// nil: unbounded (a server made by a test).
+	budget *memBudget
 }
 
 func newPSServer(s *ParameterServerStrategy) *psServer {
@@ -46,6 +53,9 @@ func (p *psServer) errorf(c codes.Code, format string, args ...any) error {
 }
 
 func shapeOf(spec *psrpc.VarSpec) (ops.Shape, int, error) {
+	if len(spec.Shape) > maxVarRank {
+		return nil, 0, fmt.Errorf("variable %q: %d dimensions (at most %d)", clip(spec.Name), len(spec.Shape), maxVarRank)
+	}
 	n, err := psrpc.ShapeSize(spec.Shape, maxServerElements, fmt.Sprintf("variable %q", clip(spec.Name)))
 	if err != nil {
 		return nil, 0, err
@@ -58,8 +68,17 @@ func shapeOf(spec *psrpc.VarSpec) (ops.Shape, int, error) {
 }
 
 func (p *psServer) Init(_ context.Context, req *psrpc.InitRequest) (*psrpc.Empty, error) {
+	if len(req.Vars) > maxServerVars {
+		return nil, p.errorf(codes.InvalidArgument, "init: %d variables (at most %d)", len(req.Vars), maxServerVars)
+	}
 	made := make(map[int64]*ops.Variable, len(req.Vars))
 	for _, vs := range req.Vars {
+		if err := p.checkSpec(vs, "init"); err != nil {
+			return nil, err
+		}
+		if _, dup := made[vs.Id]; dup {
+			return nil, p.errorf(codes.InvalidArgument, "init: variable %d given twice", vs.Id)
+		}
 		shape, n, err := shapeOf(vs)
 		if err != nil {
 			return nil, p.errorf(codes.InvalidArgument, "init: %v", err)
@@ -71,12 +90,28 @@ func (p *psServer) Init(_ context.Context, req *psrpc.InitRequest) (*psrpc.Empty
 		if err := psrpc.DecodeFloat32sInto(val, vs.Value, fmt.Sprintf("init: value of %q", clip(vs.Name))); err != nil {
 			return nil, p.errorf(codes.InvalidArgument, "%v", err)
 		}
+		if err := p.refuseNonFinite(val, "init: value", vs.Name); err != nil {
+			return nil, err
+		}
 		made[vs.Id] = ops.NewVariable(vs.Name, shape, val, vs.Trainable)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// A variable is made once per id: initialising it again (a chief
+	// restarted against live servers) takes its values only if its name,
+	// shape and trainability are the ones the cluster agreed on.
+	for _, id := range slices.Sorted(maps.Keys(made)) {
+		v := made[id]
+		if old, ok := p.vars[id]; ok && (!old.Shape().Equal(v.Shape()) || old.Name() != v.Name() || old.Trainable() != v.Trainable()) {
+			return nil, p.errorf(codes.FailedPrecondition, "init: variable %d is %q %v here, not %q %v: a variable is initialised once, with the shape the chief tracked",
+				id, old.Name(), old.Shape(), clip(v.Name()), v.Shape())
+		}
+	}
+	if len(p.vars)+len(made) > maxServerVars {
+		return nil, p.errorf(codes.ResourceExhausted, "init: %d variables would make more than %d on this server", len(made), maxServerVars)
+	}
 	for id, v := range made {
-		if old, ok := p.vars[id]; ok && old.Shape().Equal(v.Shape()) && old.Name() == v.Name() {
+		if old, ok := p.vars[id]; ok {
 			// Keep the optimizer's slots keyed by the old variable.
 			_ = old.Assign(v.Data(0))
 			continue
@@ -90,6 +125,9 @@ func (p *psServer) Check(_ context.Context, req *psrpc.CheckRequest) (*psrpc.Sta
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, vs := range req.Vars {
+		if err := p.checkSpec(vs, "check"); err != nil {
+			return nil, err
+		}
 		v, ok := p.vars[vs.Id]
 		if !ok {
 			return nil, p.errorf(codes.FailedPrecondition, "no variable %d (%q): the chief has not tracked it yet (call Track with the same variables, in the same order, on every task, the chief first)", vs.Id, clip(vs.Name))
@@ -127,11 +165,17 @@ func valuesOf(vars []*ops.Variable) [][]byte {
 	return out
 }
 
-func (p *psServer) Pull(_ context.Context, req *psrpc.PullRequest) (*psrpc.PullResponse, error) {
+func (p *psServer) Pull(ctx context.Context, req *psrpc.PullRequest) (*psrpc.PullResponse, error) {
+	if err := p.checkIDs(req.Ids, "pull"); err != nil {
+		return nil, err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	vars, err := p.lookupLocked(req.Ids)
 	if err != nil {
+		return nil, err
+	}
+	if err := p.reserveAnswer(ctx, vars, "pull"); err != nil {
 		return nil, err
 	}
 	for _, v := range vars {
@@ -144,6 +188,9 @@ func (p *psServer) Assign(_ context.Context, req *psrpc.AssignRequest) (*psrpc.E
 	if len(req.Ids) != len(req.Values) {
 		return nil, p.errorf(codes.InvalidArgument, "assign: %d values for %d variables", len(req.Values), len(req.Ids))
 	}
+	if err := p.checkIDs(req.Ids, "assign"); err != nil {
+		return nil, err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	vars, err := p.lookupLocked(req.Ids)
@@ -155,6 +202,9 @@ func (p *psServer) Assign(_ context.Context, req *psrpc.AssignRequest) (*psrpc.E
 		vals[i] = make([]float32, v.Shape().Size())
 		if err := psrpc.DecodeFloat32sInto(vals[i], req.Values[i], "assign: value of "+v.Name()); err != nil {
 			return nil, p.errorf(codes.InvalidArgument, "%v", err)
+		}
+		if err := p.refuseNonFinite(vals[i], "assign: value", v.Name()); err != nil {
+			return nil, err
 		}
 	}
 	for i, v := range vars {
@@ -172,6 +222,9 @@ func (p *psServer) optimizerLocked(cfg string) (optimizers.Optimizer, error) {
 	}
 	var m map[string]any
 	if err := json.Unmarshal([]byte(cfg), &m); err != nil {
+		return nil, p.errorf(codes.InvalidArgument, "optimizer config: %v", err)
+	}
+	if err := checkLearningRate(m); err != nil {
 		return nil, p.errorf(codes.InvalidArgument, "optimizer config: %v", err)
 	}
 	if p.opt == nil {
@@ -212,9 +265,12 @@ func sameExcept(a, b map[string]any, key string) bool {
 	return true
 }
 
-func (p *psServer) Push(_ context.Context, req *psrpc.PushRequest) (*psrpc.PullResponse, error) {
+func (p *psServer) Push(ctx context.Context, req *psrpc.PushRequest) (*psrpc.PullResponse, error) {
 	if len(req.Ids) != len(req.Grads) {
 		return nil, p.errorf(codes.InvalidArgument, "push: %d gradients for %d variables", len(req.Grads), len(req.Ids))
+	}
+	if err := p.checkIDs(req.Ids, "push"); err != nil {
+		return nil, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -228,13 +284,34 @@ func (p *psServer) Push(_ context.Context, req *psrpc.PushRequest) (*psrpc.PullR
 		if err := psrpc.DecodeFloat32sInto(grads[i], req.Grads[i], "push: gradient of "+v.Name()); err != nil {
 			return nil, p.errorf(codes.InvalidArgument, "%v", err)
 		}
+		if err := p.refuseNonFinite(grads[i], fmt.Sprintf("push: worker:%d's gradient", req.Worker), v.Name()); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.reserveAnswer(ctx, vars, "push"); err != nil {
+		return nil, err
 	}
 	opt, err := p.optimizerLocked(req.Optimizer)
 	if err != nil {
 		return nil, err
 	}
+	// An update whose result is not finite (a learning rate of 1e38) is
+	// undone and refused: the job sees the error instead of training on.
+	saved := make([][]float32, len(vars))
+	for i, v := range vars {
+		saved[i] = v.Numpy()
+	}
 	if err := opt.Apply(nil, grads, vars); err != nil {
 		return nil, p.errorf(codes.InvalidArgument, "applying worker:%d's gradients: %v", req.Worker, err)
+	}
+	for i, v := range vars {
+		if firstNonFinite(v.Data(0)) >= 0 {
+			for j, w := range vars {
+				_ = w.Assign(saved[j])
+			}
+			return nil, p.refuseNonFinite(v.Data(0), fmt.Sprintf("push: worker:%d's update (optimizer %s)", req.Worker, opt.Name()), v.Name())
+		}
+		_ = i
 	}
 	p.version++
 	return &psrpc.PullResponse{Values: valuesOf(vars), Version: p.version}, nil
@@ -293,10 +370,19 @@ func (p *psServer) GetOptimizerState(context.Context, *psrpc.Empty) (*psrpc.Opti
 }
 
 func (p *psServer) SetOptimizerState(_ context.Context, st *psrpc.OptimizerState) (*psrpc.Empty, error) {
+	if st.Iterations < 0 || st.Iterations > maxIterations {
+		return nil, p.errorf(codes.InvalidArgument, "optimizer state: iterations %d out of range [0, %d]", st.Iterations, int64(maxIterations))
+	}
+	if len(st.Slots) > 8*maxServerVars {
+		return nil, p.errorf(codes.InvalidArgument, "optimizer state: %d slots", len(st.Slots))
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var m map[string]any
 	if err := json.Unmarshal([]byte(st.Optimizer), &m); err != nil {
+		return nil, p.errorf(codes.InvalidArgument, "optimizer config: %v", err)
+	}
+	if err := checkLearningRate(m); err != nil {
 		return nil, p.errorf(codes.InvalidArgument, "optimizer config: %v", err)
 	}
 	opt, err := keras.OptimizerFromConfig(m)
@@ -359,6 +445,9 @@ func (p *psServer) SetOptimizerState(_ context.Context, st *psrpc.OptimizerState
 		if err := psrpc.DecodeFloat32sInto(val, sl.Value, "slot "+ov.Name()); err != nil {
 			return nil, p.errorf(codes.InvalidArgument, "%v", err)
 		}
+		if err := p.refuseNonFinite(val, "optimizer state: slot", ov.Name()); err != nil {
+			return nil, err
+		}
 		_ = ov.Assign(val)
 	}
 	if ovs := opt.Variables(); len(ovs) > 0 {
@@ -372,8 +461,11 @@ func (p *psServer) SetOptimizerState(_ context.Context, st *psrpc.OptimizerState
 func (p *psServer) FinalizeVariables(context.Context, *psrpc.Empty) (*psrpc.Empty, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.opt == nil {
+		return &psrpc.Empty{}, nil
+	}
 	f, ok := p.opt.(interface{ FinalizeVariableValues([]*ops.Variable) })
-	if p.opt == nil || !ok {
+	if !ok {
 		return &psrpc.Empty{}, nil
 	}
 	var vars []*ops.Variable

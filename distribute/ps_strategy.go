@@ -12,7 +12,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/gokeras/gokeras/engine"
@@ -38,6 +37,10 @@ type ParameterServerStrategy struct {
 	taskID   int
 
 	ps []*psClient // every task but the servers talks to them
+	// tls is the task's TLS material; nil without TLS.
+	tls *clusterTLS
+	// limiter admits the calls of a "ps" or "worker" task's service.
+	limiter *limiter
 
 	server   *grpc.Server // a worker's or a server's own service
 	listener net.Listener
@@ -150,6 +153,15 @@ func NewParameterServerStrategy(resolver ClusterResolver, opts ...ParameterServe
 	if err != nil {
 		return nil, fmt.Errorf("distribute: NewParameterServerStrategy: %s: %w", where, err)
 	}
+	if err := checkPSAddresses(spec); err != nil {
+		return nil, fmt.Errorf("distribute: NewParameterServerStrategy: %s: %w", where, err)
+	}
+	if s.tls, err = loadClusterTLS(cfg, tt, s.taskID, cfg.lookupEnv); err != nil {
+		return nil, err
+	}
+	if s.tls == nil {
+		warnInsecure(fmt.Sprintf("%s:%d", tt, s.taskID), addr)
+	}
 	if tt != "chief" {
 		if err := s.serve(addr); err != nil {
 			return nil, err
@@ -172,8 +184,8 @@ func NewParameterServerStrategy(resolver ClusterResolver, opts ...ParameterServe
 // is shut down, so that their Join knows the chief is there.
 func (s *ParameterServerStrategy) heartbeat() {
 	var workers []psrpc.WorkerClient
-	for _, addr := range s.spec["worker"] {
-		if conn, err := dial(addr); err == nil {
+	for i, addr := range s.spec["worker"] {
+		if conn, err := s.dial(addr, fmt.Sprintf("worker:%d", i)); err == nil {
 			defer conn.Close()
 			workers = append(workers, psrpc.NewWorkerClient(conn))
 		}
@@ -204,28 +216,49 @@ func (s *ParameterServerStrategy) heartbeat() {
 	}
 }
 
-// serve listens on the port of addr (every interface, as TensorFlow's
-// servers) and starts this task's service.
+// serve listens on addr, the task's address in the cluster spec (only
+// the interface of its host, unlike TensorFlow's servers, which listen on
+// every interface), or on [ListenAddress], and starts this task's
+// service.
 func (s *ParameterServerStrategy) serve(addr string) error {
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("distribute: NewParameterServerStrategy: %s:%d address %q: %w", s.taskType, s.taskID, addr, err)
+	listen, from := addr, "its address in the cluster spec"
+	if v, ok := s.cfg.lookupEnv(EnvListen); ok && v != "" {
+		listen, from = v, "$"+EnvListen
 	}
-	lis, err := net.Listen("tcp", net.JoinHostPort("", port))
+	if s.cfg.listen != "" {
+		listen, from = s.cfg.listen, "ListenAddress"
+	}
+	if _, _, err := net.SplitHostPort(listen); err != nil {
+		return fmt.Errorf("distribute: NewParameterServerStrategy: %s:%d listen address %q (%s): %w", s.taskType, s.taskID, clip(listen), from, err)
+	}
+	lis, err := net.Listen("tcp", listen)
 	if err != nil {
-		return fmt.Errorf("distribute: NewParameterServerStrategy: %s:%d cannot listen on %s: %w", s.taskType, s.taskID, addr, err)
+		return fmt.Errorf("distribute: NewParameterServerStrategy: %s:%d cannot listen on %s (%s): %w; a host this machine cannot bind (a load balancer's or a service's name) needs ListenAddress or $%s (\":2222\" listens on every interface)",
+			s.taskType, s.taskID, listen, from, err, EnvListen)
 	}
 	s.listener = lis
 	s.lastCall.Store(time.Now().UnixNano())
-	touch := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-		s.lastCall.Store(time.Now().UnixNano())
-		return h(ctx, req)
+	// Under TLS only the chief's calls are its heartbeat; without TLS
+	// any call (nothing tells the chief's apart).
+	touch := func(_ context.Context, task string) {
+		if s.tls == nil || task == "chief:0" {
+			s.lastCall.Store(time.Now().UnixNano())
+		}
 	}
-	s.server = grpc.NewServer(grpc.MaxRecvMsgSize(psrpc.MaxMessageBytes), grpc.MaxSendMsgSize(psrpc.MaxMessageBytes),
-		grpc.UnaryInterceptor(touch),
+	methods := workerMethods
+	if s.taskType == "ps" {
+		methods = psMethods
+	}
+	s.limiter = newLimiter(fmt.Sprintf("%s:%d", s.taskType, s.taskID), s.cfg.memBudget, methods, s.tls != nil)
+	opts := append(s.limiter.serverOptions(touch),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}))
+	if s.tls != nil {
+		opts = append(opts, grpc.Creds(s.tls.serverCreds()))
+	}
+	s.server = grpc.NewServer(opts...)
 	if s.taskType == "ps" {
 		s.psServer = newPSServer(s)
+		s.psServer.budget = s.limiter.budget
 		psrpc.RegisterParameterServerServer(s.server, s.psServer)
 	} else {
 		psrpc.RegisterWorkerServer(s.server, newWorkerServer(s))
@@ -247,11 +280,12 @@ func (s *ParameterServerStrategy) stopServing() {
 // default grows to 2 minutes, which would keep a restarted worker idle),
 // and keepalive pings find a peer whose machine vanished without closing
 // the connection within about 30 s.
-func dial(addr string) (*grpc.ClientConn, error) {
+func (s *ParameterServerStrategy) dial(addr, task string) (*grpc.ClientConn, error) {
 	bo := backoff.DefaultConfig
 	bo.MaxDelay = time.Second
 	return grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithTransportCredentials(s.creds(task)),
+		grpc.WithUnaryInterceptor(declareSize),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: bo, MinConnectTimeout: 5 * time.Second}),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 20 * time.Second, Timeout: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(psrpc.MaxMessageBytes), grpc.MaxCallSendMsgSize(psrpc.MaxMessageBytes)))
@@ -261,7 +295,7 @@ func dial(addr string) (*grpc.ClientConn, error) {
 // ConnectTimeout) until each answers.
 func (s *ParameterServerStrategy) connectServers() error {
 	for i, addr := range s.spec["ps"] {
-		conn, err := dial(addr)
+		conn, err := s.dial(addr, fmt.Sprintf("ps:%d", i))
 		if err != nil {
 			return fmt.Errorf("distribute: NewParameterServerStrategy: parameter server ps:%d at %s: %w", i, addr, err)
 		}
@@ -438,7 +472,7 @@ func (s *ParameterServerStrategy) Close() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			conn, err := dial(addr)
+			conn, err := s.dial(addr, fmt.Sprintf("worker:%d", i))
 			if err != nil {
 				return
 			}
@@ -446,7 +480,6 @@ func (s *ParameterServerStrategy) Close() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			_, _ = psrpc.NewWorkerClient(conn).Shutdown(ctx, &psrpc.Empty{})
-			_ = i
 		}()
 	}
 	for _, p := range s.ps {

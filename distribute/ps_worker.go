@@ -124,6 +124,12 @@ func (w *workerServer) name() string { return fmt.Sprintf("worker:%d", w.s.taskI
 
 func (w *workerServer) Run(ctx context.Context, req *psrpc.RunRequest) (*psrpc.RunResponse, error) {
 	r := &w.s.reg
+	if req.Function < 0 || req.Function > maxFunctionID {
+		return nil, status.Errorf(codes.InvalidArgument, "%s: function id %d out of range [0, %d]", w.name(), req.Function, maxFunctionID)
+	}
+	if len(req.Args) > maxRunArgs {
+		return nil, status.Errorf(codes.InvalidArgument, "%s: %d arguments (at most %d)", w.name(), len(req.Args), maxRunArgs)
+	}
 	// This task may still be building its model: wait (bounded) for the
 	// function to be registered.
 	wctx, cancel := context.WithTimeout(ctx, w.s.cfg.rpcTimeout)
@@ -213,9 +219,12 @@ func asPSGone(err error) (*psGone, bool) {
 func (w *workerServer) decodeArg(ctx context.Context, a *psrpc.Value) (any, error) {
 	if ds, ok := a.Kind.(*psrpc.Value_Dataset); ok {
 		r := &w.s.reg
+		if ds.Dataset < 0 || ds.Dataset > maxFunctionID {
+			return nil, fmt.Errorf("per-worker dataset id %d out of range [0, %d]", ds.Dataset, maxFunctionID)
+		}
 		r.mu.Lock()
 		ok := r.waitLocked(ctx, func() bool { return int64(len(r.datasets)) > ds.Dataset })
-		if !ok || ds.Dataset < 0 {
+		if !ok {
 			r.mu.Unlock()
 			return nil, fmt.Errorf("per-worker dataset %d was not created here (CreatePerWorkerDataset must run on every task, in the same order)", ds.Dataset)
 		}
@@ -252,9 +261,25 @@ func (w *workerServer) Shutdown(context.Context, *psrpc.Empty) (*psrpc.Empty, er
 // Finished records the functions the coordinator will schedule no more:
 // a Fit serving one of them returns.
 func (w *workerServer) Finished(_ context.Context, req *psrpc.FinishedRequest) (*psrpc.Empty, error) {
+	if len(req.Functions) > maxFunctionID {
+		return nil, status.Errorf(codes.InvalidArgument, "%s: %d finished functions (at most %d)", w.name(), len(req.Functions), maxFunctionID)
+	}
+	for _, id := range req.Functions {
+		if id < 0 || id > maxFunctionID {
+			return nil, status.Errorf(codes.InvalidArgument, "%s: finished function id %d out of range [0, %d]", w.name(), id, maxFunctionID)
+		}
+	}
 	w.s.reg.markFinished(req.Functions)
 	return &psrpc.Empty{}, nil
 }
+
+// maxFunctionID bounds the ids of registered functions and per-worker
+// datasets a worker accepts (they are registration orders), and
+// maxRunArgs the arguments of one scheduled call.
+const (
+	maxFunctionID = 1 << 16
+	maxRunArgs    = 1 << 12
+)
 
 // maxValueElements bounds a decoded tensor argument or result.
 const maxValueElements = psrpc.MaxMessageBytes / 4
