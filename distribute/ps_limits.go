@@ -378,4 +378,3 @@ func (l *limiter) serverOptions(touch func(ctx context.Context, task string)) []
 		}),
 	}
 }
-
