@@ -1,6 +1,7 @@
 package keras
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -21,10 +22,27 @@ import (
 // Files are written to a temporary file and renamed, so a crash never
 // leaves a half-written checkpoint, and carry a CRC-32C of every array,
 // so that a corrupt file is an error on restore rather than wrong values.
+//
+// Restoring into a model that is not built yet (a Sequential model
+// without an input shape, as the tutorials' `new_model = create_model();
+// checkpoint.restore(path)`) is deferred, as tf.train.Checkpoint defers
+// it until the variables exist: the file is read and verified at once,
+// and its values are assigned when the model builds (at its first Fit,
+// Evaluate, Predict or call). An error then is returned by the call that
+// built the model.
 type Checkpoint struct {
 	Model     *Model
 	Optimizer optimizers.Optimizer
 	saved     int
+	// deferred holds the bytes of a checkpoint restored before the
+	// model was built, until the model builds.
+	deferred *deferredRestore
+}
+
+// deferredRestore is a checkpoint file read before its model was built.
+type deferredRestore struct {
+	path string
+	data []byte
 }
 
 // seedStateKey ends the checkpoint key of a seed generator's state.
@@ -135,10 +153,20 @@ func (c *Checkpoint) makeSlots(r *npzReader, vars map[string]*ops.Variable) (map
 
 // Save writes the checkpoint to prefix-N.npz (N counting saves from 1, as
 // tf.train.Checkpoint.save numbers them) and returns the path.
+//
+// As tf.train.Checkpoint.save, it also records the path as the latest
+// checkpoint of its directory (the state file "checkpoint" there), which
+// [LatestCheckpoint] of the directory reads.
 func (c *Checkpoint) Save(prefix string) (string, error) {
 	c.saved++
 	path := fmt.Sprintf("%s-%d.npz", prefix, c.saved)
-	return path, c.Write(path)
+	if err := c.Write(path); err != nil {
+		return "", err
+	}
+	if err := updateCheckpointState(filepath.Dir(path), filepath.Base(path), nil); err != nil {
+		return "", fmt.Errorf("keras: checkpoint %s: %w", path, err)
+	}
+	return path, nil
 }
 
 // Write writes the checkpoint to path, atomically: each variable as a
@@ -201,6 +229,58 @@ func (c *Checkpoint) restore(path string) error {
 	if err != nil {
 		return err
 	}
+	if c.Model != nil && !c.Model.Built() {
+		return c.deferUntilBuilt(path, f, st.Size(), r)
+	}
+	c.deferred = nil
+	return c.restoreFrom(r)
+}
+
+// deferUntilBuilt keeps the checkpoint at path for a model that is not
+// built: every array is read now (so a corrupt or foreign file fails
+// here, not at the first Fit), the file's bytes are kept, and the model
+// restores them once it is built.
+func (c *Checkpoint) deferUntilBuilt(path string, f *os.File, size int64, r *npzReader) error {
+	if !r.hasPrefix("model/") {
+		return fmt.Errorf("model %q is not built and the file holds no model weights", c.Model.name)
+	}
+	for _, k := range r.keys {
+		if _, err := r.read(k, func([]int) error { return nil }); err != nil {
+			return err
+		}
+	}
+	data := make([]byte, size)
+	if _, err := f.ReadAt(data, 0); err != nil {
+		return err
+	}
+	c.deferred = &deferredRestore{path: path, data: data}
+	c.Model.onBuilt = append(c.Model.onBuilt, c.restoreDeferred)
+	return nil
+}
+
+// restoreDeferred restores the checkpoint kept by deferUntilBuilt, now
+// that the model is built.
+func (c *Checkpoint) restoreDeferred() error {
+	d := c.deferred
+	if d == nil {
+		return nil // restored again meanwhile
+	}
+	c.deferred = nil
+	r, err := newNPZReader(bytes.NewReader(d.data), int64(len(d.data)))
+	if err == nil {
+		err = c.restoreFrom(r)
+	}
+	if err != nil {
+		return fmt.Errorf("keras: restore %s (deferred until model %q was built): %w", d.path, c.Model.name, err)
+	}
+	return nil
+}
+
+// Pending reports whether a checkpoint restored into a model that was not
+// built yet still waits for the model to build (see [Checkpoint]).
+func (c *Checkpoint) Pending() bool { return c.deferred != nil }
+
+func (c *Checkpoint) restoreFrom(r *npzReader) error {
 	vars, err := c.variables()
 	if err != nil {
 		return err
@@ -254,18 +334,4 @@ func firstKey(vars map[string]*ops.Variable, prefix string) string {
 		}
 	}
 	return ""
-}
-
-// LatestCheckpoint returns the newest prefix-N.npz in dir, as
-// tf.train.latest_checkpoint, or "" if there is none.
-func LatestCheckpoint(prefix string) string {
-	matches, _ := filepath.Glob(prefix + "-*.npz")
-	best, bestN := "", -1
-	for _, m := range matches {
-		var n int
-		if _, err := fmt.Sscanf(strings.TrimPrefix(m, prefix+"-"), "%d.npz", &n); err == nil && n > bestN {
-			best, bestN = m, n
-		}
-	}
-	return best
 }

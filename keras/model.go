@@ -61,6 +61,9 @@ type Model struct {
 	strategy     engine.Strategy
 	custom       customSteps // Override's steps and metrics
 	stopTraining bool
+	// onBuilt: what runs once the model's weights exist (a deferred
+	// checkpoint restore, checkpoint.go).
+	onBuilt []func() error
 	// History is the history of the last Fit.
 	History *History
 }
@@ -153,7 +156,23 @@ func (m *Model) build(shape ops.Shape) error {
 	m.pending = nil
 	m.inputs = []*layers.KerasTensor{in}
 	m.outputs = []*layers.KerasTensor{x}
-	return m.index()
+	if err := m.index(); err != nil {
+		return err
+	}
+	return m.runOnBuilt()
+}
+
+// runOnBuilt runs, once, what waited for the model's weights to exist (a
+// checkpoint restored before the model was built).
+func (m *Model) runOnBuilt() error {
+	hooks := m.onBuilt
+	m.onBuilt = nil
+	for _, h := range hooks {
+		if err := h(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewModel makes a functional model from symbolic inputs to outputs, as
@@ -404,7 +423,11 @@ func (m *Model) Call(inputs []ops.Tensor, training bool) []ops.Tensor {
 		for i, in := range n.Inputs {
 			args[i] = vals[in]
 		}
-		vals[n.Output] = callLayer(n.Layer, args, training)
+		mode := training
+		if n.Training != nil {
+			mode = *n.Training
+		}
+		vals[n.Output] = callLayer(n.Layer, args, mode)
 	}
 	out := make([]ops.Tensor, len(m.outputs))
 	for i, o := range m.outputs {

@@ -40,6 +40,15 @@ func (m *Model) Apply(inputs ...*layers.KerasTensor) *layers.KerasTensor {
 	return layers.Apply(m.AsLayer(), inputs...)
 }
 
+// ApplyTraining is [Model.Apply] with Keras' training argument:
+// `base_model(x, training=False)` is base.ApplyTraining(false, x). The
+// nested model runs in that mode in every step of the outer one, so a
+// pretrained base keeps its BatchNormalization statistics while the
+// head trains, and still after it is unfrozen for fine-tuning.
+func (m *Model) ApplyTraining(training bool, inputs ...*layers.KerasTensor) *layers.KerasTensor {
+	return layers.ApplyTraining(m.AsLayer(), training, inputs...)
+}
+
 // SetTrainable freezes (false) or unfreezes every layer of the model, as
 // Keras' model.trainable = False: a frozen model's weights are
 // non-trainable wherever it is used. Compile again after changing it,

@@ -227,7 +227,11 @@ func (m *Model) functionalConfig() (map[string]any, error) {
 					args = list // query, value, key: one argument each
 				}
 			}
-			inbound[i] = map[string]any{"args": args, "kwargs": map[string]any{}}
+			kwargs := map[string]any{}
+			if n.Training != nil {
+				kwargs["training"] = *n.Training
+			}
+			inbound[i] = map[string]any{"args": args, "kwargs": kwargs}
 		}
 		e["inbound_nodes"] = inbound
 		entries = append(entries, e)
@@ -511,6 +515,21 @@ func nodeInputs(node any) ([]tensorRef, error) {
 	return nil, fmt.Errorf("bad inbound node %v", node)
 }
 
+// nodeTraining reads the training argument of a Keras 3 inbound node
+// ({"args": ..., "kwargs": {"training": false}}); nil when the node has
+// none (or Keras 2's list form, whose kwargs gokeras does not keep).
+func nodeTraining(node any) *bool {
+	n, ok := node.(map[string]any)
+	if !ok {
+		return nil
+	}
+	kw, _ := n["kwargs"].(map[string]any)
+	if t, ok := kw["training"].(bool); ok {
+		return &t
+	}
+	return nil
+}
+
 func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, error) {
 	entries, _ := cfg["layers"].([]any)
 	type pendingCall struct {
@@ -518,6 +537,9 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 		name  string
 		node  int
 		refs  []tensorRef
+		// training: the node's kwargs "training", when it is a bool
+		// (`base(x, training=False)`).
+		training *bool
 	}
 	tensors := map[tensorRef]*layers.KerasTensor{}
 	var pending []pendingCall
@@ -559,7 +581,7 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 			if err != nil {
 				return nil, fmt.Errorf("layer %q: %w", name, err)
 			}
-			pending = append(pending, pendingCall{l, name, j + firstCallNodeOf(class), refs})
+			pending = append(pending, pendingCall{l, name, j + firstCallNodeOf(class), refs, nodeTraining(n)})
 		}
 	}
 	// Call layers once their inputs exist; a shared layer's later calls
@@ -579,7 +601,12 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 				next = append(next, p)
 				continue
 			}
-			out := layers.Apply(p.layer, ins...)
+			var out *layers.KerasTensor
+			if p.training != nil {
+				out = layers.ApplyTraining(p.layer, *p.training, ins...)
+			} else {
+				out = layers.Apply(p.layer, ins...)
+			}
 			if err := out.Err(); err != nil {
 				return nil, err
 			}

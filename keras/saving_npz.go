@@ -210,6 +210,16 @@ func (r *npzReader) readChecksums() error {
 
 func (r *npzReader) has(key string) bool { return r.members[key] != nil }
 
+// hasPrefix reports whether an array's name starts with prefix.
+func (r *npzReader) hasPrefix(prefix string) bool {
+	for k := range r.members {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // describe lists the keys for error messages.
 func (r *npzReader) describe() string {
 	if len(r.keys) == 0 {

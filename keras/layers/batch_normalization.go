@@ -88,7 +88,13 @@ func (l *BatchNormalization) Build(in []ops.Shape) error {
 // (ops.AllReduceSum) before the moments, and the backward pass all-reduces
 // its per-channel sums the same way. Inference normalises with the moving
 // statistics in one pass.
+//
+// A frozen layer (SetTrainable(false), on it or on a model holding it)
+// runs in inference mode even in a training step, as Keras 3's
+// BatchNormalization: its moving statistics keep the values a pretrained
+// model learned, which is what fine-tuning relies on.
 func (l *BatchNormalization) Call(in []ops.Tensor, training bool) ops.Tensor {
+	training = training && l.trainable
 	x := in[0]
 	tr := x.Trace()
 	s := x.Shape()

@@ -25,6 +25,12 @@ type CallNode struct {
 	Output  *KerasTensor
 	Index   int // which call of Layer this is (0 for the first)
 	IsInput bool
+	// Training, when set, is the training argument this call was made
+	// with (Keras' `base_model(x, training=False)`): it wins over the
+	// mode the enclosing model runs in, so a base model called with
+	// training false stays in inference mode while the model trains,
+	// even after it is unfrozen.
+	Training *bool
 }
 
 // Shape returns the symbolic shape; dimension 0 is the batch (-1).
@@ -135,6 +141,19 @@ var callCounts = map[Layer]int{}
 // `layer(x)` does in Keras. The output's shape is computed by tracing the
 // layer once on placeholders.
 func Apply(l Layer, inputs ...*KerasTensor) *KerasTensor {
+	return apply(l, nil, inputs)
+}
+
+// ApplyTraining is [Apply] with Keras' training argument given:
+// `layer(x, training=False)`. The call runs in that mode whatever mode
+// the model holding it runs in (see [CallNode.Training]); fine-tuning
+// calls a pretrained base this way so its BatchNormalization layers
+// keep their moving statistics.
+func ApplyTraining(l Layer, training bool, inputs ...*KerasTensor) *KerasTensor {
+	return apply(l, &training, inputs)
+}
+
+func apply(l Layer, training *bool, inputs []*KerasTensor) *KerasTensor {
 	out := &KerasTensor{}
 	for _, in := range inputs {
 		if in == nil {
@@ -160,7 +179,7 @@ func Apply(l Layer, inputs ...*KerasTensor) *KerasTensor {
 	idx := callCounts[l]
 	callCounts[l] = idx + 1
 	namesMu.Unlock()
-	out.call = &CallNode{Layer: l, Inputs: inputs, Output: out, Index: idx}
+	out.call = &CallNode{Layer: l, Inputs: inputs, Output: out, Index: idx, Training: training}
 	if r, ok := l.(interface {
 		recordCall([]*KerasTensor, *KerasTensor)
 	}); ok {

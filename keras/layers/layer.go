@@ -56,11 +56,15 @@ type Base struct {
 	built     bool
 	trainable bool
 	weights   []*ops.Variable
-	regs      map[*ops.Variable]Regularizer
-	rng       *rand.Rand
-	budget    *int64 // weight values AddWeight may still create; nil: no limit
-	calls     firstCall
-	policy    mixedprecision.DTypePolicy // options_dtype.go
+	// fixed holds the weights made with trainable false (moving
+	// statistics, counters): SetTrainable(true) leaves them
+	// non-trainable, as Keras keeps them in non_trainable_variables.
+	fixed  map[*ops.Variable]bool
+	regs   map[*ops.Variable]Regularizer
+	rng    *rand.Rand
+	budget *int64 // weight values AddWeight may still create; nil: no limit
+	calls  firstCall
+	policy mixedprecision.DTypePolicy // options_dtype.go
 }
 
 // LimitWeights makes AddWeight count the values of the weights it creates
@@ -161,12 +165,17 @@ func (b *Base) Err() error { return b.err }
 // Trainable implements Layer.
 func (b *Base) Trainable() bool { return b.trainable }
 
-// SetTrainable implements Layer: a frozen layer's weights are non-trainable.
+// SetTrainable implements Layer: a frozen layer's weights are
+// non-trainable; unfreezing makes trainable again only the weights made
+// trainable (AddWeight's trainable argument), so a BatchNormalization's
+// moving statistics stay non-trainable, as in Keras.
 func (b *Base) SetTrainable(t bool) {
 	b.ensure()
 	b.trainable = t
 	for _, w := range b.weights {
-		w.SetTrainable(t)
+		if !b.fixed[w] {
+			w.SetTrainable(t)
+		}
 	}
 }
 
@@ -240,6 +249,12 @@ func (b *Base) AddWeight(name string, shape ops.Shape, init Initializer, trainab
 	}
 	v := ops.NewVariable(b.name+"/"+name, shape, init.Init(shape, b.rng), trainable && b.trainable)
 	b.weights = append(b.weights, v)
+	if !trainable {
+		if b.fixed == nil {
+			b.fixed = map[*ops.Variable]bool{}
+		}
+		b.fixed[v] = true
+	}
 	if reg != nil {
 		if b.regs == nil {
 			b.regs = map[*ops.Variable]Regularizer{}
