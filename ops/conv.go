@@ -275,9 +275,22 @@ type convState struct {
 // from x stay in cache. The float32 path keeps the panel.
 // Only where the forward GEMM does run on bfloat16 (not for a patch of
 // fewer than 32 taps, as a first convolution over one channel).
+//
+// A float32 convolution whose panel would exceed maxPanelFloats runs
+// blocked too: the DCGAN generator's last layer (a 7x7 convolution over
+// 128 channels of 64 28x28 images) would keep a 1.26 GB panel per call,
+// GBs for a step of a few such calls, against one more im2col in the
+// filter gradient.
 func (s *convState) blocked() bool {
-	return s.bf16 && s.plan == nil && !s.g.identity() && s.g.dw == 1 && bf16Faster(false, s.g.rows(), s.cout, s.g.patch())
+	if s.plan != nil || s.g.identity() || s.g.dw != 1 {
+		return false
+	}
+	return s.bf16 && bf16Faster(false, s.g.rows(), s.cout, s.g.patch()) || s.g.rows()*s.g.patch() > maxPanelFloats
 }
+
+// maxPanelFloats bounds the forward panel a convolution keeps for its
+// filter gradient (32 Mi floats, 128 MiB); a variable for the tests.
+var maxPanelFloats = 32 << 20
 
 func (s *convState) panel(x []float32) []float32 {
 	if s.g.identity() {
