@@ -52,20 +52,39 @@ func tapRange(o, s, p, k, n int) (int, int) {
 	return k0, max(k0, min(k, n-i0))
 }
 
-// tapWaste is the fraction of im2col's taps that are padding.
+// tapWaste is the fraction of im2col's taps that are padding. The count
+// of valid taps factors into rows times columns (tapSum), which takes
+// O(kernel) steps, not O(output size): shape inference builds this op for
+// inputs of any declared size.
 func (g convGeom) tapWaste() float64 {
-	if g.dh != 1 || g.dw != 1 {
+	if g.dh != 1 || g.dw != 1 || g.oh <= 0 || g.ow <= 0 {
 		return 0
 	}
-	valid := 0
-	for oy := 0; oy < g.oh; oy++ {
-		a, b := tapRange(oy, g.sh, g.pt, g.kh, g.h)
-		for ox := 0; ox < g.ow; ox++ {
-			c, d := tapRange(ox, g.sw, g.pl, g.kw, g.w)
-			valid += (b - a) * (d - c)
-		}
+	ys := float64(tapSum(g.oh, g.sh, g.pt, g.kh, g.h)) / (float64(g.oh) * float64(g.kh))
+	xs := float64(tapSum(g.ow, g.sw, g.pl, g.kw, g.w)) / (float64(g.ow) * float64(g.kw))
+	return 1 - ys*xs
+}
+
+// tapSum is the sum over output positions o' < o of the taps of
+// tapRange(o', s, p, k, n) (no dilation). Positions [lo, hi) see all k
+// taps; only the others, at most about (p+k)/s+2 of them at either end,
+// are counted one by one.
+func tapSum(o, s, p, k, n int) int {
+	lo := min((max(p, 0)+s-1)/s, o) // first position not clipped at the start
+	hi := lo
+	if n-k+p >= 0 {
+		hi = min(max((n-k+p)/s+1, lo), o) // past the last not clipped at the end
 	}
-	return 1 - float64(valid)/float64(g.oh*g.ow*g.kh*g.kw)
+	sum := (hi - lo) * k
+	for i := 0; i < lo; i++ {
+		a, b := tapRange(i, s, p, k, n)
+		sum += b - a
+	}
+	for i := hi; i < o; i++ {
+		a, b := tapRange(i, s, p, k, n)
+		sum += b - a
+	}
+	return sum
 }
 
 // tapClassMinWaste is the padding fraction above which convolutions run by
