@@ -272,6 +272,37 @@ func firstCallNodeOf(class string) int {
 type weightBudget struct {
 	left    int64
 	limited []interface{ LimitWeights(*int64) }
+	// tensors is the tensor budget (config_budget.go): the most values
+	// per sample of any layer's output; 0 none.
+	tensors int64
+}
+
+// tensorBudget is b's tensor budget, 0 (none) for a nil b.
+func (b *weightBudget) tensorBudget() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.tensors
+}
+
+// layerFromEntry makes the layer of a config entry under budget: a nested
+// model is built here with the outer model's budgets (the function
+// registered for its class builds without them), any other class through
+// the registry, its weights then limited.
+func layerFromEntry(class string, cfg map[string]any, budget *weightBudget) (layers.Layer, error) {
+	if budget != nil && (class == "Sequential" || class == "Functional") {
+		m, err := modelFromConfig(map[string]any{"class_name": class, "config": cfg}, budget)
+		if err != nil {
+			return nil, fmt.Errorf("layer %s %v from config: %w", class, cfg["name"], err)
+		}
+		return m.AsLayer(), nil
+	}
+	l, err := LayerFromConfig(class, cfg)
+	if err != nil {
+		return nil, err
+	}
+	budget.limit(l)
+	return l, nil
 }
 
 func (b *weightBudget) limit(l layers.Layer) {
@@ -335,11 +366,10 @@ func sequentialFromConfig(cfg, top map[string]any, budget *weightBudget) (*Model
 			}
 			continue
 		}
-		l, err := LayerFromConfig(class, lc)
+		l, err := layerFromEntry(class, lc, budget)
 		if err != nil {
 			return nil, err
 		}
-		budget.limit(l)
 		if shape == nil && len(ls) == 0 {
 			if bc, ok := em["build_config"].(map[string]any); ok {
 				shape, _ = shapeWithoutBatch(bc["input_shape"])
@@ -354,6 +384,9 @@ func sequentialFromConfig(cfg, top map[string]any, budget *weightBudget) (*Model
 		if bc, ok := top["build_config"].(map[string]any); ok {
 			shape, _ = shapeWithoutBatch(bc["input_shape"])
 		}
+	}
+	if err := checkSequentialOutputs(ls, shape, budget.tensorBudget()); err != nil {
+		return nil, err
 	}
 	m, err := NewSequential(ls...)
 	if err != nil {
@@ -570,11 +603,10 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 			tensors[tensorRef{name, 0, 0}] = kt
 			continue
 		}
-		l, err := LayerFromConfig(class, lc)
+		l, err := layerFromEntry(class, lc, budget)
 		if err != nil {
 			return nil, err
 		}
-		budget.limit(l)
 		nodes, _ := em["inbound_nodes"].([]any)
 		for j, n := range nodes {
 			refs, err := nodeInputs(n)
@@ -608,6 +640,9 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 				out = layers.Apply(p.layer, ins...)
 			}
 			if err := out.Err(); err != nil {
+				return nil, err
+			}
+			if err := checkOutputSize(p.layer, out.Shape(), budget.tensorBudget()); err != nil {
 				return nil, err
 			}
 			tensors[tensorRef{p.name, p.node, 0}] = out

@@ -97,13 +97,23 @@ func (m *Model) save(path string) error {
 // configuration can be rebuilt (otherwise it warns and returns the model
 // uncompiled, as Keras does), and sets its weights, matched by structure,
 // and its optimizer's state.
+//
+// Every size the file's config implies is bounded before anything is
+// built: weights by what the file holds, every other tensor by the tensor
+// budget of [LoadConfig] (config_budget.go); [LoadModelWith] sets it.
 func LoadModel(path string) (*Model, error) {
+	return LoadModelWith(path, LoadConfig{})
+}
+
+// LoadModelWith is [LoadModel] with settings: c.MaxTensorValues raises
+// (or lowers) the bound on the tensors the file's config asks for.
+func LoadModelWith(path string, c LoadConfig) (*Model, error) {
 	var m *Model
 	var err error
 	if strings.HasSuffix(path, ".h5") || strings.HasSuffix(path, ".hdf5") {
-		m, err = loadLegacyH5Model(path)
+		m, err = loadLegacyH5Model(path, c)
 	} else {
-		m, err = loadModel(path)
+		m, err = loadModel(path, c)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("keras: LoadModel %s: %w", path, err)
@@ -111,12 +121,15 @@ func LoadModel(path string) (*Model, error) {
 	return m, nil
 }
 
-func loadModel(path string) (*Model, error) {
+func loadModel(path string, c LoadConfig) (*Model, error) {
 	zr, err := zip.OpenReader(path)
 	if err != nil {
 		return nil, fmt.Errorf("not a .keras (zip) archive: %w", err)
 	}
 	defer zr.Close()
+	if err := checkArchiveMembers(&zr.Reader); err != nil {
+		return nil, err
+	}
 	cfgJSON, err := readZipMember(&zr.Reader, kerasConfigFile, maxConfigBytes)
 	if err != nil {
 		return nil, err
@@ -129,7 +142,11 @@ func loadModel(path string) (*Model, error) {
 	if err := checkConfigSizes(top, values); err != nil {
 		return nil, fmt.Errorf("%s: %w", kerasConfigFile, err)
 	}
-	m, err := buildFromConfig(top, values)
+	tensors := c.tensorBudget(values)
+	if err := checkConfigBudget(top, tensors); err != nil {
+		return nil, fmt.Errorf("%s: %w", kerasConfigFile, err)
+	}
+	m, err := buildFromConfig(top, values, tensors)
 	if err != nil {
 		return nil, err
 	}
@@ -203,6 +220,55 @@ func (m *Model) archiveWeights(zr *zip.Reader, withOptimizer bool) (func() error
 	return apply, nil
 }
 
+// checkArchiveMembers refuses an archive that names a member twice
+// (Python's zipfile, and so Keras and any scanner, reads the last of
+// them, Go's reader the first: one file would show two models) or lacks
+// the weights member (Keras' load_model refuses it), and one whose
+// model.weights.h5 is not an HDF5 file, before its config is read.
+func checkArchiveMembers(zr *zip.Reader) error {
+	seen := make(map[string]bool, len(zr.File))
+	for _, f := range zr.File {
+		if seen[f.Name] {
+			return fmt.Errorf("the archive holds two members named %q (Python's zipfile reads the last, Go's the first): refusing it", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	switch {
+	case seen[kerasWeightsFile]:
+		return checkH5Member(zr, kerasWeightsFile)
+	case seen[oldWeightsFile]:
+		return nil
+	}
+	return fmt.Errorf("the archive has no %s (the model's weights)", kerasWeightsFile)
+}
+
+// checkH5Member refuses a member that does not hold an HDF5 signature
+// where HDF5 puts it: at 0, or after a user block of 512, 1024, ...
+// bytes.
+func checkH5Member(zr *zip.Reader, name string) error {
+	for _, f := range zr.File {
+		if f.Name != name {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer rc.Close()
+		head, _ := readGrowingUpTo(rc, 64<<10)
+		for at := 0; at+len(h5Magic) <= len(head); at = max(512, 2*at) {
+			if string(head[at:at+len(h5Magic)]) == h5Magic {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s is not an HDF5 file (it starts with %q)", name, head[:min(len(head), 8)])
+	}
+	return nil
+}
+
+// h5Magic is the signature of an HDF5 file.
+const h5Magic = "\x89HDF\r\n\x1a\n"
+
 func zipHas(zr *zip.Reader, name string) bool {
 	for _, f := range zr.File {
 		if f.Name == name {
@@ -270,8 +336,8 @@ func weightsFileBound(m *Model) int64 {
 
 // buildFromConfig is modelFromConfig with the layers' weights bounded by
 // values (a layer asking for more is an error naming it).
-func buildFromConfig(top map[string]any, values int64) (m *Model, err error) {
-	budget := &weightBudget{left: values}
+func buildFromConfig(top map[string]any, values, tensors int64) (m *Model, err error) {
+	budget := &weightBudget{left: values, tensors: tensors}
 	defer budget.lift()
 	defer func() {
 		if r := recover(); r != nil {
@@ -353,20 +419,20 @@ func checkConfigSizes(top map[string]any, values int64) error {
 		if err != nil {
 			return
 		}
-		lower := 1.0
+		lower, sized := 1.0, false
 		for _, k := range weightSizeKeys {
 			switch v := m[k].(type) {
 			case float64:
-				lower *= max(v, 1)
+				lower, sized = lower*max(v, 1), true
 			case []any:
 				for _, e := range v {
 					if d, ok := e.(float64); ok {
-						lower *= max(d, 1)
+						lower, sized = lower*max(d, 1), true
 					}
 				}
 			}
 		}
-		if lower > float64(values) {
+		if sized && lower > float64(values) {
 			name, _ := m["name"].(string)
 			err = fmt.Errorf("layer %q asks for at least %.0f weight values, but the archive's %s can hold at most %d", name, lower, kerasWeightsFile, values)
 		}

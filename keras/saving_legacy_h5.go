@@ -156,7 +156,7 @@ func sameShape(a []int, b ops.Shape) bool {
 }
 
 // loadLegacyH5Model reads a Keras 2 whole-model .h5 file.
-func loadLegacyH5Model(path string) (*Model, error) {
+func loadLegacyH5Model(path string, c LoadConfig) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -166,10 +166,12 @@ func loadLegacyH5Model(path string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Keras writes its datasets uncompressed: values take about the file's
-	// size. The bound leaves room for a recompressed file, not for a
-	// deflate bomb (the default would allow 1100 times the file).
-	root, err := decodeH5(f, st.Size(), hdf5.Limits{MaxBytes: 8*st.Size() + 16<<20})
+	// Keras writes its datasets uncompressed, but a file recompressed
+	// with gzip holds several times its size (a pruned model's zeros
+	// many times): the bound leaves room for 32 times the file, not for a
+	// deflate bomb (HDF5's default would allow 1100 times), and the weight
+	// budget is what the file turned out to hold.
+	root, err := decodeH5(f, st.Size(), hdf5.Limits{MaxBytes: 32*st.Size() + 16<<20})
 	if err != nil {
 		return nil, err
 	}
@@ -184,11 +186,15 @@ func loadLegacyH5Model(path string) (*Model, error) {
 	if err := json.Unmarshal([]byte(cfgJSON[0]), &top); err != nil {
 		return nil, fmt.Errorf("model_config: %w", err)
 	}
-	values := st.Size() / 4
+	values := h5Values(root)
 	if err := checkConfigSizes(top, values); err != nil {
 		return nil, fmt.Errorf("model_config: %w", err)
 	}
-	m, err := buildFromConfig(top, values)
+	tensors := c.tensorBudget(values)
+	if err := checkConfigBudget(top, tensors); err != nil {
+		return nil, fmt.Errorf("model_config: %w", err)
+	}
+	m, err := buildFromConfig(top, values, tensors)
 	if err != nil {
 		return nil, err
 	}
@@ -214,4 +220,25 @@ func loadLegacyH5Model(path string) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// h5Values is the number of values of the datasets under root: what the
+// weights of a model read from the file can take.
+func h5Values(root *hdf5.Group) int64 {
+	var n int64
+	var walk func(g *hdf5.Group)
+	walk = func(g *hdf5.Group) {
+		for _, d := range g.Datasets {
+			k := int64(1)
+			for _, s := range d.Shape {
+				k *= int64(s)
+			}
+			n += k
+		}
+		for _, c := range g.Groups {
+			walk(c)
+		}
+	}
+	walk(root)
+	return n
 }
