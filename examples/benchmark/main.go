@@ -72,6 +72,7 @@ import (
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/examples/internal/cli"
 	"github.com/gokeras/gokeras/examples/internal/models"
+	"github.com/gokeras/gokeras/internal/cuda"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
@@ -114,6 +115,29 @@ func main() {
 	widthField := ""
 	if spec.width != 1 {
 		widthField = fmt.Sprintf(" width=%g", spec.width)
+	}
+	if *gpuKindsFlag {
+		if !cuda.Enabled {
+			log.Fatal("-gpu-kinds needs a cuda build (tools/gpu/build.sh build ./examples/benchmark OUT): this one has no GPU builders")
+		}
+		missing, err := gpuKinds(os.Stdout, spec, 8)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if len(missing) > 0 {
+			log.Fatalf("op kinds of %s's train step without a GPU kernel: %v", *model, missing)
+		}
+		return
+	}
+	if *graphsFlag != "" {
+		settings, err := parseGraphs(*graphsFlag)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := timeGraphs(os.Stdout, spec, settings, *batch, *steps, *warmup); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	if *flopsOnly {
 		m, _, err := spec.build()
