@@ -7,3 +7,6 @@ func PulledValues(s *ParameterServerStrategy) int64 {
 	defer s.psServer.mu.Unlock()
 	return s.psServer.pulled
 }
+
+// BudgetInUse is the bytes of the memory budget the calls of task s hold.
+func BudgetInUse(s *ParameterServerStrategy) int64 { return s.limiter.budget.used.Load() }

@@ -65,8 +65,9 @@ const (
 // ([DefaultServerMemoryBudget] by default, at least 1 MiB; the variables
 // it keeps are not counted). A call beyond it is refused with ResourceExhausted; the
 // strategy's own calls wait for room until their [RPCTimeout]. One
-// message is at most a third of the budget (and at most 1 GiB): raise it
-// for parameter-server shards larger than 680 MB.
+// message is at most a fifth of the budget (and at most 1 GiB), so that
+// the largest request and an answer as large fit: raise it for
+// parameter-server shards larger than 400 MiB.
 func ServerMemoryBudget(bytes int64) ParameterServerOption {
 	return func(c *psConfig) {
 		if bytes > 0 {
@@ -104,7 +105,8 @@ type reservation struct {
 	peer     string
 	declared int64
 	mu       sync.Mutex
-	held     int64
+	held     int64 // the answer's part and, until reqHeld is released, the request's
+	reqHeld  int64
 	done     bool
 }
 
@@ -116,6 +118,19 @@ func (r *reservation) add(n int64) bool {
 	}
 	r.held += n
 	return true
+}
+
+// releaseRequest gives back the request's part once the handler is done
+// with the request (its answer's part stays until the call ends).
+func (r *reservation) releaseRequest() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done || r.reqHeld == 0 {
+		return
+	}
+	r.l.budget.give(r.reqHeld)
+	r.held -= r.reqHeld
+	r.reqHeld = 0
 }
 
 func (r *reservation) release() {
@@ -153,7 +168,8 @@ type limiter struct {
 }
 
 func newLimiter(name string, budget int64, methods map[string][]string, tls bool) *limiter {
-	maxMsg := min(int64(psrpc.MaxMessageBytes), (budget-callOverhead)/requestFactor)
+	// A message of maxMsg bytes and an answer as large fit together.
+	maxMsg := min(int64(psrpc.MaxMessageBytes), (budget-callOverhead)/(requestFactor+answerFactor))
 	return &limiter{name: name, budget: &memBudget{limit: budget}, maxMsg: maxMsg, methods: methods, tls: tls,
 		streams: map[string]int{}, banned: map[string]bool{}}
 }
@@ -223,7 +239,7 @@ func (l *limiter) tap(ctx context.Context, info *tap.Info) (context.Context, err
 			return nil, refuse(codes.InvalidArgument, "%s: header %s %q is not a size", l.name, requestBytesHeader, clip(v[0]))
 		}
 		if n > l.maxMsg {
-			return nil, refuse(codes.ResourceExhausted, "%s: a request of %d bytes is larger than this server's largest message (%d bytes, a third of its memory budget: raise ServerMemoryBudget)", l.name, n, l.maxMsg)
+			return nil, refuse(codes.ResourceExhausted, "%s: a request of %d bytes is larger than this server's largest message (%d bytes, a fifth of its memory budget: raise ServerMemoryBudget)", l.name, n, l.maxMsg)
 		}
 		declared = n
 	}
@@ -249,7 +265,7 @@ func (l *limiter) tap(ctx context.Context, info *tap.Info) (context.Context, err
 		l.mu.Unlock()
 		return nil, refuse(codes.ResourceExhausted, "%s of %s: %d bytes in use of %d, a request of %d bytes does not fit", budgetRefusal, l.name, l.budget.used.Load(), l.budget.limit, declared)
 	}
-	r.held = need
+	r.held, r.reqHeld = need, need
 	return context.WithValue(ctx, reservationKey{}, r), nil
 }
 
@@ -374,6 +390,9 @@ func (l *limiter) serverOptions(touch func(ctx context.Context, task string)) []
 			}
 			_, task := l.peerOf(ctx)
 			touch(ctx, task)
+			if r, ok := ctx.Value(reservationKey{}).(*reservation); ok {
+				defer r.releaseRequest()
+			}
 			return h(ctx, req)
 		}),
 	}

@@ -304,14 +304,13 @@ func (p *psServer) Push(ctx context.Context, req *psrpc.PushRequest) (*psrpc.Pul
 	if err := opt.Apply(nil, grads, vars); err != nil {
 		return nil, p.errorf(codes.InvalidArgument, "applying worker:%d's gradients: %v", req.Worker, err)
 	}
-	for i, v := range vars {
-		if firstNonFinite(v.Data(0)) >= 0 {
+	for _, v := range vars {
+		if err := p.refuseNonFinite(v.Data(0), fmt.Sprintf("push: worker:%d's update (optimizer %s)", req.Worker, opt.Name()), v.Name()); err != nil {
 			for j, w := range vars {
 				_ = w.Assign(saved[j])
 			}
-			return nil, p.refuseNonFinite(v.Data(0), fmt.Sprintf("push: worker:%d's update (optimizer %s)", req.Worker, opt.Name()), v.Name())
+			return nil, err
 		}
-		_ = i
 	}
 	p.version++
 	return &psrpc.PullResponse{Values: valuesOf(vars), Version: p.version}, nil

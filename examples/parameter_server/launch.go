@@ -15,6 +15,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gokeras/gokeras/distribute"
+	"github.com/gokeras/gokeras/internal/pscerts"
 )
 
 // task is one process of a local cluster.
@@ -116,12 +119,15 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 
 // launchLocal starts a chief, the workers and the parameter servers of a
 // cluster on this machine, each a child process running this program with
-// args (less -launch-local) and its TF_CONFIG, on free loopback ports.
+// args (less -launch-local) and its TF_CONFIG, on free loopback ports;
+// with useTLS each task also gets its own certificate of a fresh cluster
+// CA (made in a temporary directory, removed at the end) through
+// $GOKERAS_PS_TLS_CA, $GOKERAS_PS_TLS_CERT and $GOKERAS_PS_TLS_KEY.
 // The chief's output passes through; the others' lines are prefixed with
 // their task. It returns the chief's exit status once every task has
 // ended: the chief shuts the cluster down when it is done, and tasks still
 // running 20 s after it are killed.
-func launchLocal(spec string, args []string) int {
+func launchLocal(spec string, args []string, useTLS bool) int {
 	workers, nps, err := parseLaunch(spec)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "parameter_server:", err)
@@ -144,6 +150,19 @@ func launchLocal(spec string, args []string) int {
 	if nps > 0 {
 		cluster["ps"] = addrs[1+workers:]
 	}
+	var certs string
+	if useTLS {
+		if certs, err = os.MkdirTemp("", "gokeras-ps-certs-"); err != nil {
+			fmt.Fprintln(os.Stderr, "parameter_server: launch:", err)
+			return 1
+		}
+		defer os.RemoveAll(certs)
+		if err := pscerts.WriteCluster(certs, cluster, nil, 7*24*time.Hour); err != nil {
+			fmt.Fprintln(os.Stderr, "parameter_server: launch: making the cluster's certificates:", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "launch: mutual TLS with throwaway certificates in %s\n", certs)
+	}
 	// Servers first, then workers, then the chief (each waits for the
 	// others anyway).
 	var tasks []*task
@@ -161,6 +180,10 @@ func launchLocal(spec string, args []string) int {
 		tf, _ := json.Marshal(map[string]any{"cluster": cluster, "task": map[string]any{"type": t.typ, "index": t.id}})
 		t.cmd = exec.Command(self, childArgs...)
 		t.cmd.Env = append(os.Environ(), "TF_CONFIG="+string(tf))
+		if useTLS {
+			f := pscerts.TaskFiles(certs, t.typ, t.id)
+			t.cmd.Env = append(t.cmd.Env, distribute.EnvTLSCA+"="+f.CA, distribute.EnvTLSCert+"="+f.Cert, distribute.EnvTLSKey+"="+f.Key)
+		}
 		t.cmd.SysProcAttr = childAttr()
 		if t == chief {
 			t.cmd.Stdout, t.cmd.Stderr = os.Stdout, os.Stderr

@@ -31,6 +31,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -62,6 +63,7 @@ type config struct {
 	verbose                 int
 	learningRate            float64
 	customLoop              bool
+	tls                     bool
 	connectTimeout          time.Duration
 	set                     map[string]bool // the flags given on the command line
 }
@@ -88,6 +90,7 @@ func main() {
 	flag.Float64Var(&c.learningRate, "learning-rate", 0, "learning rate (default: SGD 0.01 for seed, Adam 0.001 for cnn)")
 	flag.DurationVar(&c.connectTimeout, "connect-timeout", 30*time.Second, "how long a task waits for the parameter servers to answer when it starts")
 	flag.BoolVar(&c.customLoop, "custom-loop", false, "the tutorial's custom training loop with a ClusterCoordinator instead of Fit")
+	flag.BoolVar(&c.tls, "tls", true, "with -launch-local: mutual TLS between the tasks, with throwaway certificates of a fresh cluster CA (-tls=false: none, as TensorFlow)")
 	flag.Parse()
 	c.set = map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
@@ -98,7 +101,7 @@ func main() {
 		os.Exit(2)
 	}
 	if c.launch != "" {
-		os.Exit(launchLocal(c.launch, os.Args[1:]))
+		os.Exit(launchLocal(c.launch, os.Args[1:], c.tls))
 	}
 	if err := run(c); err != nil {
 		log.Fatal(err)
@@ -235,11 +238,14 @@ func run(c config) error {
 	// steps on their own shuffles of the data (their Fit returns when the
 	// chief's ends, so a second Fit would find them again), the servers
 	// serve the variables until the chief's Close.
-	_, err = model.Fit(d.xTrain, d.yTrain, keras.FitConfig{
+	hist, err := model.Fit(d.xTrain, d.yTrain, keras.FitConfig{
 		Epochs: c.epochs, StepsPerEpoch: c.steps, BatchSize: c.batch,
 		Verbose: verbose, Callbacks: cbs, Seed: uint64(c.seed),
 	})
 	if err != nil {
+		return err
+	}
+	if err := finiteLoss(hist); err != nil {
 		return err
 	}
 	if c.fineTuneEpochs > 0 {
@@ -266,6 +272,25 @@ func run(c config) error {
 	return report(c, model, d)
 }
 
+// finiteLoss returns an error when a training loss of hist is NaN or
+// Inf: a job whose loss went NaN fails (exits non-zero) instead of
+// reporting the accuracy of garbage weights.
+func finiteLoss(hist *keras.History) error {
+	if hist == nil {
+		return nil
+	}
+	for i, l := range hist.History["loss"] {
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			epoch := i + 1
+			if i < len(hist.Epoch) {
+				epoch = hist.Epoch[i] + 1
+			}
+			return fmt.Errorf("the training loss is %v at epoch %d: the job failed (lower -learning-rate)", l, epoch)
+		}
+	}
+	return nil
+}
+
 // report evaluates the model on the test set, on the chief.
 func report(c config, model *keras.Model, d data) error {
 	logs, err := model.Evaluate(d.xTest, d.yTest, keras.EvaluateConfig{BatchSize: c.evalBatch, Verbose: keras.VerboseSilent})
@@ -273,6 +298,9 @@ func report(c config, model *keras.Model, d data) error {
 		return err
 	}
 	fmt.Printf("test_loss: %.4f\n", logs["loss"])
+	if l := logs["loss"]; math.IsNaN(l) || math.IsInf(l, 0) {
+		return fmt.Errorf("the test loss is %v: the model's weights are not finite; the job failed", l)
+	}
 	if acc, ok := logs["accuracy"]; ok {
 		fmt.Printf("test_accuracy: %.4f\n", acc)
 	}
