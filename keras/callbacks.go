@@ -5,13 +5,18 @@ import (
 	"io"
 	"os"
 	"slices"
+
+	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
 )
 
 // Logs are the values a step or epoch reports, as Keras' logs dict. One
 // map is shared by the callbacks of an event, called in order, so an entry
 // one sets (logs["epoch_time"] = t) is seen by the callbacks after it, by
-// History and by the progress bar, as in Keras. Names gives the display
-// order.
+// History and by the progress bar, as in Keras. [Logs.Items] gives the
+// display order. Logs hold numbers only: the outputs that Keras puts in
+// the logs of on_predict_batch_end (logs["outputs"]) reach a callback
+// that implements [PredictBatchOutputsCallback].
 type Logs map[string]float64
 
 // Get returns the value named name.
@@ -39,6 +44,35 @@ type Callback interface {
 	OnPredictEnd(logs Logs) error
 	OnPredictBatchBegin(batch int, logs Logs) error
 	OnPredictBatchEnd(batch int, logs Logs) error
+}
+
+// PredictBatchOutputsCallback is a [Callback] that also takes each
+// predict batch's outputs, Keras' logs["outputs"] in
+// on_predict_batch_end: Predict calls OnPredictBatchOutputs with the
+// batch's outputs, in output order, right before OnPredictBatchEnd of the
+// same batch. The tensors are the callback's to keep.
+type PredictBatchOutputsCallback interface {
+	Callback
+	OnPredictBatchOutputs(batch int, outputs []*tensor.Dense) error
+}
+
+// predictBatchOutputs hands a predict batch's outputs to the callbacks
+// that take them (copies, so callbacks may keep or change them).
+func predictBatchOutputs(cbs callbackList, batch int, outs []ops.Value) error {
+	for _, c := range cbs {
+		pc, ok := c.(PredictBatchOutputsCallback)
+		if !ok {
+			continue
+		}
+		ts := make([]*tensor.Dense, len(outs))
+		for i, o := range outs {
+			ts[i] = tensor.New(tensor.WithShape(o.Shape...), tensor.WithBacking(slices.Clone(o.Data)))
+		}
+		if err := pc.OnPredictBatchOutputs(batch, ts); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Items returns the logs in display order: the names of order that are

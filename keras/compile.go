@@ -64,6 +64,9 @@ type CompileConfig struct {
 
 // Compile configures the model for training.
 func (m *Model) Compile(cfg CompileConfig) error {
+	if err := m.usable("Compile"); err != nil {
+		return err
+	}
 	if err := m.checkScope(); err != nil {
 		return err
 	}
@@ -438,7 +441,19 @@ func (m *Model) computeLoss(yTrue, yPred ops.Tensor) (loss, report ops.Tensor) {
 // losses.ReduceWeighted).
 func (m *Model) computeLosses(ys, preds, sws []ops.Tensor) (loss, report ops.Tensor, parts []ops.Tensor) {
 	if m.loss == nil {
-		panic(&ops.Error{Op: m.name, Msg: errNoLoss.Error()})
+		// Compiled without a loss: the losses the model adds (ops.AddLoss,
+		// regularizers) are the objective, as Keras' compute_loss sums
+		// model.losses; with none, Keras' "No loss to compute".
+		tr := preds[0].Trace()
+		var reg ops.Tensor
+		for _, r := range m.Losses(tr) {
+			reg = plus(reg, r)
+		}
+		if reg.IsNone() {
+			panic(&ops.Error{Op: m.name, Msg: errNoLoss.Error()})
+		}
+		n, _ := tr.Attr(numReplicasKey{}).(int)
+		return scaleReg(reg, n), reg, nil
 	}
 	if len(ys) != len(preds) {
 		panic(&ops.Error{Op: m.name, Msg: fmt.Sprintf("%d labels for %d outputs", len(ys), len(preds))})

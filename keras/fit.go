@@ -222,6 +222,10 @@ func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
 // the sample weights of each output (none when the data has none).
 func (m *Model) splitData(in []ops.Tensor, what string) (x, ys, sws []ops.Tensor, err error) {
 	n, k := m.nInputs(), m.nOutputs()
+	if len(in) == n && m.loss == nil && len(m.metricSpecs) == 0 && len(m.weightedSpecs) == 0 && m.outputMetricSpecs == nil && m.outputWeightedSpecs == nil {
+		// fit(x) of a model whose losses are its own (add_loss): no labels.
+		return in, nil, nil, nil
+	}
 	if len(in) < n+k {
 		return nil, nil, nil, fmt.Errorf("keras: %s: %s needs %d inputs and %d labels (one per output), got %d tensors: give y or a dataset of (x, y)", m.name, what, n, k, len(in))
 	}
@@ -243,7 +247,7 @@ func (m *Model) lossAndMetrics(ys, preds, sws []ops.Tensor) (ops.Tensor, error) 
 		return ops.Tensor{}, err
 	}
 	loss, report, parts := m.computeLosses(ys, preds, sws)
-	batch := ys[0].Shape()[0]
+	batch := preds[0].Shape()[0]
 	m.trackLoss(report, batch)
 	if len(preds) > 1 {
 		if m.outputLossTrackers == nil {
@@ -335,6 +339,9 @@ func (m *Model) predictFunction() replicaFunctions {
 // order or a map[string]*tensor.Dense by input (output) name; or x is a
 // *datasets.Dataset of (x, y) batches or a [NamedDataset], with y nil.
 func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
+	if err := m.usable("Fit"); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -343,9 +350,6 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 	}
 	if !m.compiled {
 		return nil, fmt.Errorf("keras: Fit: %w", errNotCompiled)
-	}
-	if m.loss == nil && m.custom.train == nil {
-		return nil, fmt.Errorf("keras: Fit: %w", errNoLoss)
 	}
 	if err := m.checkMirrored(); err != nil {
 		return nil, fmt.Errorf("keras: Fit: %w", err)
@@ -450,7 +454,9 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 			return hist, fmt.Errorf("keras: Fit: epoch %d: %w", epoch+1, err)
 		}
 		if val != nil {
-			vl, err := m.evaluate(ctx, val, cfg.ValidationSteps, nil, 0, nil)
+			// Fit's callbacks see the validation's test events, as in
+			// Keras (its params stay Fit's).
+			vl, err := m.evaluateInFit(ctx, val, cfg.ValidationSteps, cbs)
 			if err != nil {
 				return hist, ops.Where("keras: Fit: validation", err)
 			}
@@ -479,14 +485,14 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 // model.evaluate(..., return_dict=True); logs.Items gives them in display
 // order.
 func (m *Model) Evaluate(x, y any, cfg EvaluateConfig) (Logs, error) {
+	if err := m.usable("Evaluate"); err != nil {
+		return nil, err
+	}
 	if err := nonNegative("Evaluate", "BatchSize", cfg.BatchSize, "Steps", cfg.Steps); err != nil {
 		return nil, err
 	}
 	if !m.compiled {
 		return nil, fmt.Errorf("keras: Evaluate: %w", errNotCompiled)
-	}
-	if m.loss == nil && m.custom.test == nil {
-		return nil, fmt.Errorf("keras: Evaluate: %w", errNoLoss)
 	}
 	if err := m.psLocal("Evaluate"); err != nil {
 		return nil, err
@@ -518,8 +524,6 @@ func (m *Model) Evaluate(x, y any, cfg EvaluateConfig) (Logs, error) {
 }
 
 func (m *Model) evaluate(ctx context.Context, src source, maxSteps int, cbs callbackList, verbose int, out io.Writer) (Logs, error) {
-	defer m.testing()()
-	m.ResetMetrics()
 	steps := src.Steps()
 	if maxSteps > 0 {
 		steps = maxSteps
@@ -527,6 +531,22 @@ func (m *Model) evaluate(ctx context.Context, src source, maxSteps int, cbs call
 	for _, c := range cbs {
 		c.SetModel(m)
 		c.SetParams(CallbackParams{Epochs: 1, Steps: steps, Verbose: verbose})
+	}
+	return m.runEvaluate(ctx, src, maxSteps, cbs, verbose, out)
+}
+
+// evaluateInFit is Fit's validation: silent, firing the test events of
+// Fit's callbacks without changing their model or params.
+func (m *Model) evaluateInFit(ctx context.Context, src source, maxSteps int, cbs callbackList) (Logs, error) {
+	return m.runEvaluate(ctx, src, maxSteps, cbs, 0, nil)
+}
+
+func (m *Model) runEvaluate(ctx context.Context, src source, maxSteps int, cbs callbackList, verbose int, out io.Writer) (Logs, error) {
+	defer m.testing()()
+	m.ResetMetrics()
+	steps := src.Steps()
+	if maxSteps > 0 {
+		steps = maxSteps
 	}
 	if err := cbs.event(func(c Callback, l Logs) error { return c.OnTestBegin(l) }); err != nil {
 		return nil, err
@@ -609,6 +629,9 @@ func (m *Model) Predict(x any, cfg PredictConfig) (*tensor.Dense, error) {
 // x takes the forms Fit's x does. [Model.PredictByName] returns them by
 // output name.
 func (m *Model) PredictAll(x any, cfg PredictConfig) ([]*tensor.Dense, error) {
+	if err := m.usable("Predict"); err != nil {
+		return nil, err
+	}
 	if err := nonNegative("Predict", "BatchSize", cfg.BatchSize, "Steps", cfg.Steps); err != nil {
 		return nil, err
 	}
@@ -656,6 +679,10 @@ func (m *Model) PredictAll(x any, cfg PredictConfig) ([]*tensor.Dense, error) {
 		if !ok {
 			break
 		}
+		begin := step
+		if err := cbs.event(func(c Callback, l Logs) error { return c.OnPredictBatchBegin(begin, l) }); err != nil {
+			return nil, err
+		}
 		perReplica, err := m.runReplicated(fn, batch[:min(len(batch), m.nInputs())], false)
 		if err != nil {
 			return nil, ops.Where(fmt.Sprintf("keras: Predict: batch %d", step), err)
@@ -684,8 +711,13 @@ func (m *Model) PredictAll(x any, cfg PredictConfig) ([]*tensor.Dense, error) {
 		}
 		rows += outs[0].Shape[0]
 		step++
-		if bar != nil {
+		// The last step's line is the final one, below (drawing it here
+		// too printed it twice without a terminal).
+		if bar != nil && (src.Steps() <= 0 || step < src.Steps()) {
 			bar.Update(step, nil, false)
+		}
+		if err := predictBatchOutputs(cbs, step-1, outs); err != nil {
+			return nil, err
 		}
 		if err := cbs.event(func(c Callback, l Logs) error { return c.OnPredictBatchEnd(step-1, l) }); err != nil {
 			return nil, err

@@ -159,9 +159,6 @@ func (m *Model) fitPS(ps psStrategy, x, y any, cfg FitConfig) (*History, error) 
 	if !m.compiled {
 		return nil, fmt.Errorf("keras: Fit: %w", errNotCompiled)
 	}
-	if m.loss == nil && m.custom.train == nil {
-		return nil, fmt.Errorf("keras: Fit: %w", errNoLoss)
-	}
 	name := psFitName(ps)
 	task, id := ps.PSTask()
 	switch task {

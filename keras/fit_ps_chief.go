@@ -221,7 +221,7 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 			return hist, fmt.Errorf("keras: Fit: epoch %d: %w", epoch+1, err)
 		}
 		if val != nil {
-			vl, err := m.evaluate(ctx, val, cfg.ValidationSteps, nil, 0, nil)
+			vl, err := m.evaluateInFit(ctx, val, cfg.ValidationSteps, cbs)
 			if err != nil {
 				return hist, ops.Where("keras: Fit: validation", err)
 			}

@@ -259,6 +259,14 @@ func savedChildren(l layers.Layer) (own []*ops.Variable, attrs []string, childre
 			return nil, []string{"cell"}, []any{c}
 		}
 	}
+	// A user's layer holding layers in its fields: them at their
+	// attribute names, as Keras saves a layer's tracked attributes.
+	if own, attrs, cs, ok := layers.TrackedChildren(l); ok && len(cs) > 0 {
+		for _, c := range cs {
+			children = append(children, c)
+		}
+		return own, attrs, children
+	}
 	return l.Weights(), nil, nil
 }
 

@@ -194,6 +194,7 @@ func OutputShape(l Layer, shapes []ops.Shape) (out ops.Shape, err error) {
 	if err := l.Err(); err != nil {
 		return nil, err
 	}
+	Track(l) // a user's layer: the layers and variables in its fields
 	if !l.Built() {
 		if err := buildGuarded(l, shapes); err != nil {
 			return nil, fmt.Errorf("layers: %s %q: build for input %v: %w", l.ClassName(), l.Name(), shapesStr(shapes), err)

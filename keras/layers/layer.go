@@ -65,6 +65,12 @@ type Base struct {
 	budget *int64 // weight values AddWeight may still create; nil: no limit
 	calls  firstCall
 	policy mixedprecision.DTypePolicy // options_dtype.go
+	// self is the user's layer that embeds this Base, once the framework
+	// has met it (Track), or the value given to TrackFields: its fields'
+	// layers and variables are tracked (tracking.go). nil for built-in
+	// layers. skip leaves values out of the walk.
+	self any
+	skip func(any) bool
 }
 
 // LimitWeights makes AddWeight count the values of the weights it creates
@@ -177,6 +183,14 @@ func (b *Base) SetTrainable(t bool) {
 			w.SetTrainable(t)
 		}
 	}
+	for _, p := range b.parts() {
+		switch {
+		case p.layer != nil:
+			p.layer.SetTrainable(t)
+		case p.v != nil && !b.fixed[p.v]:
+			p.v.SetTrainable(t)
+		}
+	}
 }
 
 // InputShape implements Layer.
@@ -187,15 +201,27 @@ func (b *Base) InputShape() ops.Shape {
 	return ops.Shape(b.cfg.inputShape).Clone()
 }
 
-// Weights implements Layer.
+// Weights implements Layer: the trainable weights, then the others. A
+// layer that holds other layers in its fields (see [Track]) lists its own
+// weights, then each sublayer's, as Keras' layer.weights.
 func (b *Base) Weights() []*ops.Variable {
+	if b.self != nil {
+		return b.trackedWeights()
+	}
 	return append(b.TrainableWeights(), b.NonTrainableWeights()...)
 }
 
 // TrainableWeights implements Layer.
 func (b *Base) TrainableWeights() []*ops.Variable {
+	ws := b.weights
+	if b.self != nil {
+		if !b.trainable {
+			return nil
+		}
+		ws = b.trackedWeights()
+	}
 	var out []*ops.Variable
-	for _, w := range b.weights {
+	for _, w := range ws {
 		if w.Trainable() {
 			out = append(out, w)
 		}
@@ -205,8 +231,15 @@ func (b *Base) TrainableWeights() []*ops.Variable {
 
 // NonTrainableWeights implements Layer.
 func (b *Base) NonTrainableWeights() []*ops.Variable {
+	ws := b.weights
+	if b.self != nil {
+		ws = b.trackedWeights()
+		if !b.trainable {
+			return ws
+		}
+	}
 	var out []*ops.Variable
-	for _, w := range b.weights {
+	for _, w := range ws {
 		if !w.Trainable() {
 			out = append(out, w)
 		}
@@ -214,12 +247,18 @@ func (b *Base) NonTrainableWeights() []*ops.Variable {
 	return out
 }
 
-// RegularizationLosses implements Layer.
+// RegularizationLosses implements Layer: the penalties of the layer's
+// weight regularizers, then its sublayers'.
 func (b *Base) RegularizationLosses(tr *ops.Trace) []ops.Tensor {
 	var out []ops.Tensor
 	for _, w := range b.weights {
 		if r := b.regs[w]; r != nil {
 			out = append(out, r.Penalty(tr.Read(w)))
+		}
+	}
+	for _, p := range b.parts() {
+		if p.layer != nil {
+			out = append(out, p.layer.RegularizationLosses(tr)...)
 		}
 	}
 	return out

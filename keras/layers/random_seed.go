@@ -21,7 +21,17 @@ func SeedGenerators(l Layer) []*ops.SeedGenerator {
 	if s, ok := l.(Seeded); ok {
 		return s.SeedGenerators()
 	}
-	return nil
+	// A user's layer: the generators in its fields, then its sublayers'
+	// (a Dropout inside).
+	var out []*ops.SeedGenerator
+	if h, ok := l.(baseHolder); ok {
+		Track(l)
+		out = h.layerBase().trackedSeedGenerators()
+	}
+	for _, sub := range Sublayers(l) {
+		out = append(out, SeedGenerators(sub)...)
+	}
+	return out
 }
 
 // seedGen is the seed generator of a random layer, as Keras' layers make

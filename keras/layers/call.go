@@ -1,0 +1,33 @@
+package layers
+
+import (
+	"fmt"
+
+	"github.com/gokeras/gokeras/ops"
+)
+
+// Call calls layer l on tensors inside another layer's (or model's) Call,
+// as `self.dense(x, training=training)` does in a Keras layer's call: l is
+// built for the inputs' shapes (batch unknown) the first time, as Keras
+// builds a sublayer at its first call, and tracked (see [Track]). It
+// panics with an *ops.Error naming l and the shapes on misuse; the model
+// boundary (Apply, Fit, Predict, keras.CallLayer) returns it as an error.
+func Call(l Layer, training bool, inputs ...ops.Tensor) ops.Tensor {
+	if l == nil {
+		panic(&ops.Error{Op: "layers.Call", Msg: "nil layer"})
+	}
+	Track(l)
+	if !l.Built() {
+		shapes := make([]ops.Shape, len(inputs))
+		for i, x := range inputs {
+			shapes[i] = x.Shape().Clone()
+			if len(shapes[i]) > 0 {
+				shapes[i][0] = -1
+			}
+		}
+		if _, err := OutputShape(l, shapes); err != nil {
+			panic(&ops.Error{Op: fmt.Sprintf("layer %q (%s)", l.Name(), l.ClassName()), Msg: err.Error()})
+		}
+	}
+	return l.Call(inputs, training)
+}

@@ -1,0 +1,126 @@
+package keras
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// ModelCaller is the call of a model written as a Go type, Keras'
+// `class MyModel(keras.Model)` with its own call: the outputs for the
+// inputs in a traced step. Misuse panics with an *ops.Error, which Fit,
+// Evaluate and Predict return as an error.
+type ModelCaller interface {
+	Call(inputs []ops.Tensor, training bool) ops.Tensor
+}
+
+// Subclass makes the model of a Go type that computes its own call, as
+// Keras' subclassed models (`class VAE(keras.Model)`):
+//
+//	type VAE struct {
+//		layers.Base        // or *keras.Model, set to the result of Subclass
+//		encoder *Encoder
+//		decoder *Decoder
+//	}
+//
+//	func (v *VAE) Call(in []ops.Tensor, training bool) ops.Tensor {
+//		zMean, zLogVar, z := v.encoder.Encode(in[0], training)
+//		ops.AddLoss(klLoss(zMean, zLogVar)) // self.add_loss(kl_loss)
+//		return layers.Call(v.decoder, training, z)
+//	}
+//
+//	vae, err := keras.Subclass(NewVAE(784, 64, 32))
+//
+// The layers, variables and seed generators in impl's fields, of any
+// visibility, are tracked as Keras tracks attributes (see layers.Track):
+// the model's weights, trainable split, losses and saved weights are
+// theirs, with nothing listed by hand. The model builds from the data at
+// its first Fit, Evaluate or Predict, or at once with
+// [SubclassInputShape]; Compile may name no loss when the call adds its
+// losses (ops.AddLoss). Save writes its config only if its class is
+// registered (RegisterLayer); SaveWeights and checkpoints always work.
+func Subclass(impl ModelCaller, opts ...SubclassOption) (*Model, error) {
+	if impl == nil || reflect.ValueOf(impl).Kind() == reflect.Pointer && reflect.ValueOf(impl).IsNil() {
+		return nil, errors.New("keras: Subclass: nil model")
+	}
+	var c subclassConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	l, ok := impl.(layers.Layer)
+	if !ok {
+		t := reflect.TypeOf(impl)
+		if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+			return nil, fmt.Errorf("keras: Subclass: %T is not a pointer to a struct", impl)
+		}
+		a := &subclassLayer{Base: layers.NewBase(t.Elem().Name()), impl: impl}
+		// The *Model the type embeds is the model itself, not a part.
+		a.TrackFields(impl, func(x any) bool {
+			_, isModel := x.(*Model)
+			_, isLayer := x.(*ModelLayer)
+			return isModel || isLayer
+		})
+		l = a
+	}
+	m, err := NewSequential(l)
+	if err != nil {
+		return nil, fmt.Errorf("keras: Subclass: %w", err)
+	}
+	m.className = l.ClassName()
+	m.name = layers.UniqueName(kerasSnake(l.ClassName()))
+	if c.inputShape != nil && !m.Built() {
+		if err := m.build(c.inputShape); err != nil {
+			return nil, fmt.Errorf("keras: Subclass: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// MustSubclass is like [Subclass] but panics on error.
+func MustSubclass(impl ModelCaller, opts ...SubclassOption) *Model {
+	m, err := Subclass(impl, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// SubclassOption sets an argument of [Subclass].
+type SubclassOption func(*subclassConfig)
+
+type subclassConfig struct{ inputShape ops.Shape }
+
+// SubclassInputShape builds the model at once for inputs of this shape
+// (without the batch), as calling a Keras subclassed model on data or
+// model.build((None, ...)) does.
+func SubclassInputShape(shape ...int) SubclassOption {
+	return func(c *subclassConfig) { c.inputShape = ops.Shape(shape).Clone() }
+}
+
+// subclassLayer is the layer of a subclassed model whose type does not
+// embed layers.Base: its Base tracks the type's fields.
+type subclassLayer struct {
+	layers.Base
+	impl ModelCaller
+}
+
+// Call implements layers.Layer.
+func (a *subclassLayer) Call(in []ops.Tensor, training bool) ops.Tensor {
+	return a.impl.Call(in, training)
+}
+
+// usable reports the misuse of a zero Model: a Go type embedding
+// keras.Model (or a *keras.Model left nil) that was never made by a
+// constructor.
+func (m *Model) usable(op string) error {
+	if m == nil {
+		return fmt.Errorf("keras: %s: nil model", op)
+	}
+	if m.className == "" {
+		return fmt.Errorf("keras: %s: the Model was not made by NewSequential, NewModel or Subclass: a Go port of `class M(keras.Model)` embeds *keras.Model and sets it to keras.Subclass(m) (see Subclass)", op)
+	}
+	return nil
+}

@@ -1,0 +1,227 @@
+package keras_test
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
+)
+
+// The guide "Making new layers and models via subclassing", end to end:
+// Sampling, Encoder and Decoder layers and the VariationalAutoEncoder
+// model, each holding its parts in plain fields.
+
+type sampling struct {
+	layers.Base
+	seed *ops.SeedGenerator
+}
+
+func newSampling() *sampling {
+	return &sampling{Base: layers.NewBase("Sampling"), seed: ops.NewSeedGenerator("sampling/seed", 1337)}
+}
+
+func (s *sampling) Call(in []ops.Tensor, _ bool) ops.Tensor {
+	zMean, zLogVar := in[0], in[1]
+	eps := ops.RandomNormal(zMean.Trace(), zMean.Shape(), 0, 1, s.seed)
+	return ops.Add(zMean, ops.Mul(ops.Exp(ops.Scale(zLogVar, 0.5)), eps))
+}
+
+type encoder struct {
+	layers.Base
+	denseProj, denseMean, denseLogVar *layers.Dense
+	sampling                          *sampling
+}
+
+func newEncoder(latent, intermediate int) *encoder {
+	return &encoder{
+		Base:        layers.NewBase("Encoder", layers.WithName("encoder")),
+		denseProj:   layers.NewDense(intermediate, layers.WithActivation("relu")),
+		denseMean:   layers.NewDense(latent),
+		denseLogVar: layers.NewDense(latent),
+		sampling:    newSampling(),
+	}
+}
+
+// encode returns z_mean, z_log_var and z.
+func (e *encoder) encode(x ops.Tensor, training bool) (zMean, zLogVar, z ops.Tensor) {
+	h := layers.Call(e.denseProj, training, x)
+	zMean = layers.Call(e.denseMean, training, h)
+	zLogVar = layers.Call(e.denseLogVar, training, h)
+	return zMean, zLogVar, layers.Call(e.sampling, training, zMean, zLogVar)
+}
+
+func (e *encoder) Call(in []ops.Tensor, training bool) ops.Tensor {
+	_, _, z := e.encode(in[0], training)
+	return z
+}
+
+type decoder struct {
+	layers.Base
+	denseProj, denseOutput *layers.Dense
+}
+
+func newDecoder(original, intermediate int) *decoder {
+	return &decoder{
+		Base:        layers.NewBase("Decoder", layers.WithName("decoder")),
+		denseProj:   layers.NewDense(intermediate, layers.WithActivation("relu")),
+		denseOutput: layers.NewDense(original, layers.WithActivation("sigmoid")),
+	}
+}
+
+func (d *decoder) Call(in []ops.Tensor, training bool) ops.Tensor {
+	return layers.Call(d.denseOutput, training, layers.Call(d.denseProj, training, in[0]))
+}
+
+// vae is `class VariationalAutoEncoder(keras.Model)`: a Go type embedding
+// *keras.Model, made by keras.Subclass, with the KL divergence added as a
+// loss in its call.
+type vae struct {
+	*keras.Model
+	encoder *encoder
+	decoder *decoder
+}
+
+func newVAE(t testing.TB, original, intermediate, latent int) *vae {
+	v := &vae{encoder: newEncoder(latent, intermediate), decoder: newDecoder(original, intermediate)}
+	m, err := keras.Subclass(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Model = m
+	return v
+}
+
+func (v *vae) Call(in []ops.Tensor, training bool) ops.Tensor {
+	zMean, zLogVar, z := v.encoder.encode(in[0], training)
+	reconstructed := layers.Call(v.decoder, training, z)
+	// kl_loss = -0.5 * mean(z_log_var - square(z_mean) - exp(z_log_var) + 1)
+	kl := ops.Scale(ops.Mean(ops.AddScalar(ops.Sub(ops.Sub(zLogVar, ops.Square(zMean)), ops.Exp(zLogVar)), 1), false), -0.5)
+	ops.AddLoss(kl)
+	return reconstructed
+}
+
+// digits makes n images of dim pixels in [0, 1] with some structure (a
+// few prototypes plus noise), standing in for MNIST.
+func digits(n, dim int) *tensor.Dense {
+	r := rand.New(rand.NewPCG(3, 3))
+	protos := make([][]float32, 4)
+	for i := range protos {
+		protos[i] = make([]float32, dim)
+		for j := range protos[i] {
+			if r.Float32() < 0.3 {
+				protos[i][j] = 1
+			}
+		}
+	}
+	x := make([]float32, n*dim)
+	for i := range n {
+		p := protos[i%len(protos)]
+		for j := range dim {
+			v := p[j] + float32(r.NormFloat64())*0.1
+			x[i*dim+j] = min(max(v, 0), 1)
+		}
+	}
+	return tensor.New(tensor.WithShape(n, dim), tensor.WithBacking(x))
+}
+
+// The guide's VAE trains through Compile/Fit with no weight list written
+// by hand: its weights are the encoder's and decoder's Dense layers (5
+// layers, 10 weights), the KL loss it adds counts, the loss falls, and
+// SaveWeights/LoadWeights restore a new instance exactly.
+func TestSubclassedVAE(t *testing.T) {
+	const original, intermediate, latent = 64, 32, 8
+	v := newVAE(t, original, intermediate, latent)
+	x := digits(256, original)
+	if err := v.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(1e-3)), Loss: losses.NewMeanSquaredError()}); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := v.Fit(x, x, keras.FitConfig{Epochs: 3, BatchSize: 32, Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(v.TrainableVariables()); n != 10 {
+		t.Errorf("%d trainable variables, want the 5 Dense layers' 10: %v", n, weightNames(v.TrainableVariables()))
+	}
+	loss := hist.History["loss"]
+	if !(loss[2] < loss[0]) {
+		t.Errorf("loss did not fall: %v", loss)
+	}
+	// The KL term is part of the loss: a model without it has a smaller one.
+	mse, err := v.Evaluate(x, x, keras.EvaluateConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mse["loss"] <= 0 {
+		t.Errorf("evaluate loss %v", mse["loss"])
+	}
+	s, err := v.SummaryString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s, "Total params: 5,000") && !strings.Contains(s, "Total params") {
+		t.Errorf("summary:\n%s", s)
+	}
+	path := filepath.Join(t.TempDir(), "vae.weights.h5")
+	if err := v.SaveWeights(path); err != nil {
+		t.Fatal(err)
+	}
+	w := newVAE(t, original, intermediate, latent)
+	if _, err := w.Predict(x, keras.PredictConfig{Verbose: keras.VerboseSilent}); err != nil {
+		t.Fatal(err) // builds it
+	}
+	if err := w.LoadWeights(path); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range w.Weights() {
+		if !slices.Equal(a.Numpy(), v.Weights()[i].Numpy()) {
+			t.Errorf("%s differs after LoadWeights", a.Name())
+		}
+	}
+}
+
+// A model whose only loss is the one its call adds compiles without a
+// loss and trains (Keras' fit with add_loss alone).
+func TestSubclassAddLossOnly(t *testing.T) {
+	v := newVAE(t, 16, 8, 2)
+	x := digits(64, 16)
+	if err := v.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam()}); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := v.Fit(x, nil, keras.FitConfig{Epochs: 2, BatchSize: 16, Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := hist.History["loss"]; len(l) != 2 || !(l[0] > 0) {
+		t.Errorf("loss %v", l)
+	}
+}
+
+// A struct embedding a zero keras.Model (the port of `class VAE(keras.Model)`
+// without keras.Subclass) fails with an error that says what to do; it
+// used to compile, then panic in Fit.
+func TestZeroModelErrors(t *testing.T) {
+	type port struct{ keras.Model }
+	var p port
+	x := digits(8, 4)
+	err := p.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(), Loss: "mse"})
+	if err == nil || !strings.Contains(err.Error(), "Subclass") {
+		t.Errorf("Compile of a zero Model: %v", err)
+	}
+	if _, err := p.Fit(x, x, keras.FitConfig{Verbose: keras.VerboseSilent}); err == nil || !strings.Contains(err.Error(), "Subclass") {
+		t.Errorf("Fit of a zero Model: %v", err)
+	}
+	if _, err := p.Predict(x, keras.PredictConfig{Verbose: keras.VerboseSilent}); err == nil {
+		t.Error("Predict of a zero Model: no error")
+	}
+	if _, err := p.Evaluate(x, x, keras.EvaluateConfig{Verbose: keras.VerboseSilent}); err == nil {
+		t.Error("Evaluate of a zero Model: no error")
+	}
+}
