@@ -3,10 +3,12 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/gokeras/gokeras/internal/memlimit"
 	"github.com/gokeras/gokeras/internal/par"
 	"github.com/gokeras/gokeras/internal/vec"
 	"github.com/gokeras/gokeras/ops"
@@ -126,6 +128,7 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 	// the source of a view chain); isVar[i]: bound to a variable.
 	var planned, isVar []bool
 	var root []int
+	var sizeErr error // the first shape too large to hold (checkedSize)
 	newBuf := func(n *gorgonia.Node, alloc bool) int {
 		shape := ops.Shape(n.Shape())
 		if n.IsScalar() {
@@ -133,6 +136,12 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 		}
 		i := len(p.bufs)
 		var b []float32
+		if err := checkedSize(n, shape, alloc); err != nil {
+			if sizeErr == nil {
+				sizeErr = err
+			}
+			alloc = false
+		}
 		if alloc {
 			b = make([]float32, shape.Size())
 		}
@@ -234,8 +243,28 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 		}
 		p.hooks = append(p.hooks, hp)
 	}
-	p.planBuffers(planned, root)
+	if sizeErr != nil {
+		return nil, sizeErr
+	}
+	if err := p.planBuffers(planned, root); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkedSize refuses a node whose shape's size overflows, and a constant
+// (alloc) the process has no memory left for.
+func checkedSize(n *gorgonia.Node, shape ops.Shape, alloc bool) error {
+	b := memlimit.Bytes(4, shape...)
+	if b == math.MaxUint64 || b/4 > math.MaxInt {
+		return fmt.Errorf("engine: node %v of shape %v: more values than an int can count", n, shape)
+	}
+	if alloc {
+		if err := memlimit.Check(fmt.Sprintf("engine: constant %v of shape %v", n, shape), b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // planBuffers assigns storage to the step outputs: a buffer's slab is
@@ -246,7 +275,11 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 // the precision casts): when it is the last reader of that input, a step
 // output of the same size, its output takes over the input's slab (no
 // new buffer to fill, the pass stays on memory already in cache).
-func (p *Program) planBuffers(planned []bool, root []int) {
+//
+// The slabs are planned first and allocated once their total is known:
+// a program needing more memory than the process can take is an error,
+// not a fatal out of memory halfway.
+func (p *Program) planBuffers(planned []bool, root []int) error {
 	const forever = int(^uint(0) >> 1)
 	last := make([]int, len(p.bufs)) // last step reading each root, -1 if none
 	for i := range last {
@@ -271,19 +304,24 @@ func (p *Program) planBuffers(planned []bool, root []int) {
 			releaseAt[l] = append(releaseAt[l], b)
 		}
 	}
-	type slab struct{ data []float32 }
-	var free []*slab
+	type slab struct {
+		n    int // floats
+		data []float32
+	}
+	var free, all []*slab
 	slabOf := map[int]*slab{}
 	take := func(n int) *slab {
 		best := -1
 		for i, s := range free {
-			if cap(s.data) >= n && (best < 0 || cap(s.data) < cap(free[best].data)) {
+			if s.n >= n && (best < 0 || s.n < free[best].n) {
 				best = i
 			}
 		}
 		if best < 0 {
 			p.slabFloats += n
-			return &slab{data: make([]float32, n)}
+			s := &slab{n: n}
+			all = append(all, s)
+			return s
 		}
 		s := free[best]
 		free = append(free[:best], free[best+1:]...)
@@ -305,7 +343,6 @@ func (p *Program) planBuffers(planned []bool, root []int) {
 			s = take(max(n, 1))
 		}
 		slabOf[st.out] = s
-		p.bufs[st.out] = s.data[:n]
 		if last[st.out] < 0 {
 			// Nothing reads it (a dead end kept for its side effects):
 			// the slab is free again after the step.
@@ -315,6 +352,19 @@ func (p *Program) planBuffers(planned []bool, root []int) {
 			free = append(free, slabOf[b])
 		}
 	}
+	var total uint64
+	for _, s := range all {
+		total += memlimit.Bytes(4, s.n)
+	}
+	if err := memlimit.Check(fmt.Sprintf("engine: the buffers of %d steps (%d floats)", len(p.steps), p.slabFloats), total); err != nil {
+		return err
+	}
+	for _, s := range all {
+		s.data = make([]float32, s.n)
+	}
+	for _, st := range p.steps {
+		p.bufs[st.out] = slabOf[st.out].data[:p.shapes[st.out].Size()]
+	}
 	// Views of planned buffers point into their source's slab now; views of
 	// placeholders are rebound at each Run.
 	for _, v := range p.views {
@@ -322,6 +372,7 @@ func (p *Program) planBuffers(planned []bool, root []int) {
 			p.bufs[v.out] = p.bufs[v.in][:p.shapes[v.out].Size()]
 		}
 	}
+	return nil
 }
 
 // SlabFloats returns how many floats the program's planned step outputs

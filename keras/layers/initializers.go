@@ -41,7 +41,7 @@ type constInit struct {
 }
 
 func (c constInit) Init(s ops.Shape, _ *rand.Rand) []float32 {
-	out := make([]float32, s.Size())
+	out := newWeightValues(s)
 	for i := range out {
 		out[i] = c.v
 	}
@@ -79,7 +79,7 @@ func (u uniformInit) Init(s ops.Shape, r *rand.Rand) []float32 {
 		l := u.limit(fi, fo)
 		lo, hi = -l, l
 	}
-	out := make([]float32, s.Size())
+	out := newWeightValues(s)
 	for i := range out {
 		out[i] = float32(lo + (hi-lo)*r.Float64())
 	}
@@ -107,7 +107,7 @@ func (n normalInit) Init(s ops.Shape, r *rand.Rand) []float32 {
 	if n.stddev != nil {
 		std = n.stddev(fans(s))
 	}
-	out := make([]float32, s.Size())
+	out := newWeightValues(s)
 	for i := range out {
 		z := r.NormFloat64()
 		// A truncated normal redraws values beyond two standard deviations.

@@ -29,7 +29,7 @@ func (o orthogonalInit) Config() map[string]any {
 // Init implements Initializer.
 func (o orthogonalInit) Init(s ops.Shape, rng *rand.Rand) []float32 {
 	n := s.Size()
-	out := make([]float32, n)
+	out := newWeightValues(s)
 	if n == 0 {
 		return out
 	}
