@@ -44,11 +44,15 @@ func main() {
 	flag.StringVar(&s.dataDir, "data", "", "folder holding MNIST (default: Keras' cache, then $GOKERAS_DATASETS)")
 	flag.Int64Var(&s.seed, "seed", 0, "random seed of the weights and the data")
 	flag.IntVar(&s.ganBatches, "gan-batches", 100, "batches the GAN trains on (the guide: 100)")
+	peak := flag.Bool("verbose", false, "print the process's peak RSS at the end")
 	flag.Parse()
 	cli.MustCheck(cli.Positive("gan-batches"))
 	s.verbose, s.out = keras.VerboseAuto, os.Stdout
 	if err := run(s); err != nil {
 		log.Fatal(err)
+	}
+	if *peak {
+		cli.PrintPeakRSS(s.out)
 	}
 }
 

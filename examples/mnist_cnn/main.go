@@ -38,7 +38,7 @@ func main() {
 	batchSize := flag.Int("batch-size", 64, "batch size per replica (the global batch is this times -replicas)")
 	limit := flag.Int("limit", 0, "use only the first N training examples (0: all)")
 	seed := flag.Int64("seed", 0, "random seed for weights and shuffling")
-	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch")
+	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch (1 and 2 also print the peak RSS)")
 	replicas := flag.Int("replicas", 1, "replicas of MirroredStrategy (logical CPUs when there is no GPU)")
 	flag.StringVar(&backupDir, "backup-dir", "", "BackupAndRestore directory: an interrupted run started again resumes at the epoch it reached")
 	flag.StringVar(&saveWeights, "save-weights", "", "write the final weights to this .weights.h5 file (Keras 3's weights file; .npz for a NumPy archive)")
@@ -150,6 +150,9 @@ func run(dataset, dataDir string, epochs, batchSize, limit int, seed int64, verb
 		return err
 	}
 	acc, _ := logs.Get("accuracy")
+	if verbose != keras.VerboseSilent {
+		cli.PrintPeakRSS(os.Stdout)
+	}
 	fmt.Fprintf(os.Stdout, "test_accuracy: %.4f\n", acc)
 	return nil
 }

@@ -7,7 +7,7 @@
 // guide's @tf.function), then the step of a model whose layer adds an
 // activity regularization loss (model.losses), and last the guide's
 // end-to-end DCGAN, 12 steps of it as in the guide, writing
-// generated_img_0.png to -save-dir.
+// generated_img_0.png to -save-dir (gan_images/ unless told otherwise).
 //
 //	go run ./examples/training_loop_from_scratch
 //
@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"os"
 	"time"
 
 	"github.com/gokeras/gokeras/datasets"
@@ -37,15 +38,19 @@ var (
 	dataDir  = flag.String("data", "", "folder holding MNIST (default: Keras' cache, then $GOKERAS_DATASETS)")
 	seed     = flag.Int64("seed", 0, "random seed of the weights and the shuffling")
 	maxSteps = flag.Int("max-steps", 0, "stop each pass over a dataset after this many batches (0: the whole pass; for quick runs)")
-	saveDir  = flag.String("save-dir", "./", "where the GAN's generated images go (empty: not saved)")
+	saveDir  = flag.String("save-dir", "gan_images", "folder the GAN's generated images go to, made if missing (the guide's save_dir; empty: not saved)")
 	ganSteps = flag.Int("gan-steps", 12, "GAN training steps (the guide stops after 12; at most 12)")
+	verbose  = flag.Bool("verbose", false, "print the process's peak RSS at the end")
 )
 
 func main() {
 	flag.Parse()
-	cli.MustCheck(cli.NonNegative("max-steps"), cli.Positive("gan-steps"))
+	cli.MustCheck(cli.NonNegative("max-steps"), cli.Positive("gan-steps"), cli.OutputDir("save-dir"))
 	if err := run(); err != nil {
 		log.Fatal(err)
+	}
+	if *verbose {
+		cli.PrintPeakRSS(os.Stdout)
 	}
 }
 

@@ -46,7 +46,7 @@ func TestGuideRunsOnMNIST(t *testing.T) {
 	dir := mnistDir(t)
 	saveDir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-data "+dir+" -max-steps 30 -gan-steps 1 -seed 1 -save-dir "+saveDir)
+	cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-data "+dir+" -max-steps 30 -gan-steps 1 -seed 1 -verbose -save-dir "+saveDir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -98,6 +98,14 @@ func TestGuideRunsOnMNIST(t *testing.T) {
 		if v, _ := strconv.ParseFloat(m[1], 64); v < 0.3 || v > 1.5 {
 			t.Errorf("%s loss at step 0 is %v, want near log 2", what, v)
 		}
+	}
+	// -verbose: the peak RSS, under the 2 GB a laptop gives (9.4 GB before
+	// the convolutions stopped keeping GB-sized panels).
+	m := regexp.MustCompile(`peak RSS: ([0-9]+) MB\n`).FindStringSubmatch(text)
+	if m == nil {
+		t.Errorf("-verbose printed no peak RSS\n%s", text)
+	} else if mb, _ := strconv.Atoi(m[1]); mb > 2048 {
+		t.Errorf("peak RSS %d MB, want under 2048", mb)
 	}
 	f, err := os.Open(filepath.Join(saveDir, "generated_img_0.png"))
 	if err != nil {
