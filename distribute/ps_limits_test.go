@@ -3,6 +3,7 @@ package distribute_test
 import (
 	"context"
 	"math"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -217,4 +218,35 @@ func TestPSWorkerRunOutOfRange(t *testing.T) {
 	if _, err := c.Ping(ctx, &psrpc.Empty{}); err != nil {
 		t.Fatalf("the worker after the calls: %v", err)
 	}
+}
+
+// TestPSListensOnSpecAddressOnly: a server listens on its cluster-spec
+// address, not on every interface (another loopback address can take the
+// same port); a host this machine does not have is an error naming the
+// override, and ListenAddress is the override.
+func TestPSListensOnSpecAddressOnly(t *testing.T) {
+	spec := psSpec(t, 1, 1)
+	s, err := distribute.NewParameterServerStrategy(resolverFor(t, spec, "ps", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, port, _ := net.SplitHostPort(spec["ps"][0])
+	if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.2", port)); err != nil {
+		t.Errorf("127.0.0.2:%s is taken too (%v): the server listens on every interface", port, err)
+	} else {
+		l.Close()
+	}
+	// TEST-NET-1: an address no machine here has.
+	foreign := distribute.ClusterSpec{"chief": spec["chief"], "worker": spec["worker"], "ps": {net.JoinHostPort("192.0.2.1", port)}}
+	_, err = distribute.NewParameterServerStrategy(resolverFor(t, foreign, "ps", 0))
+	if err == nil || !strings.Contains(err.Error(), "cannot listen on 192.0.2.1") || !strings.Contains(err.Error(), distribute.EnvListen) {
+		t.Errorf("a ps on a foreign host: %v", err)
+	}
+	free := freeAddrs(t, 1)[0]
+	s2, err := distribute.NewParameterServerStrategy(resolverFor(t, foreign, "ps", 0), distribute.ListenAddress(free))
+	if err != nil {
+		t.Fatalf("ListenAddress(%s): %v", free, err)
+	}
+	s2.Close()
 }
