@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gokeras/gokeras/distribute"
+	"github.com/gokeras/gokeras/internal/pscerts"
 )
 
 // The multi-process tests run workers and servers as child processes of
@@ -48,11 +49,16 @@ func TestPSChild(t *testing.T) {
 	}
 }
 
-// child starts task typ:idx of spec as a child process.
-func startChild(t *testing.T, spec distribute.ClusterSpec, typ string, idx int) *exec.Cmd {
+// child starts task typ:idx of spec as a child process; with tlsDir (a
+// pscerts.WriteCluster directory) it talks TLS with its own certificate.
+func startChild(t *testing.T, spec distribute.ClusterSpec, typ string, idx int, tlsDir ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestPSChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "GOKERAS_PS_ROLE="+typ, "TF_CONFIG="+psTFConfig(spec, typ, idx))
+	if len(tlsDir) > 0 {
+		f := pscerts.TaskFiles(tlsDir[0], typ, idx)
+		cmd.Env = append(cmd.Env, distribute.EnvTLSCA+"="+f.CA, distribute.EnvTLSCert+"="+f.Cert, distribute.EnvTLSKey+"="+f.Key)
+	}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -77,13 +83,29 @@ func kill(t *testing.T, cmd *exec.Cmd) {
 // other and training goes on; started again, it rejoins. Then the server
 // is SIGKILLed: the chief's Schedule, Fetch and Join report it, quickly.
 func TestPSProcessesKillWorkerThenServer(t *testing.T) {
+	killWorkerThenServer(t, false)
+}
+
+// TestPSProcessesKillWorkerThenServerTLS is the same with mutual TLS
+// between every task: a killed worker's certificate serves its restart.
+func TestPSProcessesKillWorkerThenServerTLS(t *testing.T) {
+	killWorkerThenServer(t, true)
+}
+
+func killWorkerThenServer(t *testing.T, secure bool) {
 	if testing.Short() {
 		t.Skip("starts processes (-short)")
 	}
 	spec := psSpec(t, 2, 1)
-	ps := startChild(t, spec, "ps", 0)
-	w := []*exec.Cmd{startChild(t, spec, "worker", 0), startChild(t, spec, "worker", 1)}
-	chief, err := distribute.NewParameterServerStrategy(resolverFor(t, spec, "chief", 0), distribute.ConnectTimeout(20*time.Second))
+	var dir []string
+	opts := []distribute.ParameterServerOption{distribute.ConnectTimeout(20 * time.Second)}
+	if secure {
+		dir = []string{tlsFiles(t, spec)}
+		opts = append(opts, tlsOption(dir[0], "chief", 0))
+	}
+	ps := startChild(t, spec, "ps", 0, dir...)
+	w := []*exec.Cmd{startChild(t, spec, "worker", 0, dir...), startChild(t, spec, "worker", 1, dir...)}
+	chief, err := distribute.NewParameterServerStrategy(resolverFor(t, spec, "chief", 0), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +159,7 @@ func TestPSProcessesKillWorkerThenServer(t *testing.T) {
 
 	// Worker 1 again, at its address, after 3 s of being probed in vain.
 	time.Sleep(3 * time.Second)
-	w[1] = startChild(t, spec, "worker", 1)
+	w[1] = startChild(t, spec, "worker", 1, dir...)
 	restarted := time.Now()
 	deadline := restarted.Add(20 * time.Second)
 	for rejoined := false; !rejoined; {

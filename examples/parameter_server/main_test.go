@@ -140,6 +140,26 @@ func TestLaunchLocalSeed(t *testing.T) {
 	}
 }
 
+// TestLaunchLocalTLSAndDivergence: -launch-local talks TLS (no task warns
+// that it runs without), and a job whose training diverges (SGD at a
+// learning rate of 1e5 on the seed snippet: the gradients overflow)
+// fails, exiting non-zero with an error that says the values are not
+// finite, instead of exiting 0 with the accuracy of garbage weights.
+func TestLaunchLocalTLSAndDivergence(t *testing.T) {
+	bin := buildExample(t)
+	out, err := runFor(t, exec.Command(bin, "-launch-local", "workers=2,ps=1", "-learning-rate", "1e5", "-steps-per-epoch", "40"), 60*time.Second)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() == 0 {
+		t.Fatalf("a diverging job: err = %v, want a non-zero exit:\n%s", err, out)
+	}
+	if !strings.Contains(out, "NaN") && !strings.Contains(out, "Inf") {
+		t.Errorf("the failure does not say NaN or Inf:\n%s", out)
+	}
+	if !strings.Contains(out, "launch: mutual TLS") || strings.Contains(out, "WITHOUT TLS") {
+		t.Errorf("-launch-local did not run the cluster with TLS:\n%s", out)
+	}
+}
+
 // TestLaunchLocalFineTune: every task calls Fit twice (-fine-tune-epochs):
 // the workers' first Fit returns when the chief's ends, all of them serve
 // the second, and every process ends.
