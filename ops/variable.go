@@ -107,6 +107,38 @@ func (v *Variable) Assign(data []float32) error {
 	return nil
 }
 
+// AssignAdd adds delta to every copy of the variable, as Keras'
+// variable.assign_add.
+func (v *Variable) AssignAdd(delta []float32) error {
+	if len(delta) != v.shape.Size() {
+		return fmt.Errorf("ops: assign_add to %q: %d values for shape %v", v.name, len(delta), v.shape)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, c := range v.copies {
+		for i, d := range delta {
+			c[i] += d
+		}
+	}
+	return nil
+}
+
+// AssignSub subtracts delta from every copy of the variable, as Keras'
+// variable.assign_sub.
+func (v *Variable) AssignSub(delta []float32) error {
+	if len(delta) != v.shape.Size() {
+		return fmt.Errorf("ops: assign_sub to %q: %d values for shape %v", v.name, len(delta), v.shape)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, c := range v.copies {
+		for i, d := range delta {
+			c[i] -= d
+		}
+	}
+	return nil
+}
+
 func (v *Variable) String() string {
 	return fmt.Sprintf("Variable(%s, shape=%v)", v.name, v.shape)
 }

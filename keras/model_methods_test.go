@@ -1,0 +1,128 @@
+package keras_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gokeras/gokeras/internal/kerasvectors"
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"gorgonia.org/tensor"
+)
+
+type modelJSONCase struct {
+	Name        string
+	JSON        string
+	CountParams int `json:"count_params"`
+	Layers      []string
+}
+
+// Keras' model.to_json() loads with ModelFromJSON: the same layers and
+// count_params, and ToJSON of the result loads again to the same model.
+func TestModelFromKerasJSON(t *testing.T) {
+	for _, c := range kerasvectors.Read[modelJSONCase](t, "testdata/keras/model_json.json") {
+		t.Run(c.Name, func(t *testing.T) {
+			m, err := keras.ModelFromJSON(c.JSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.CountParams(); got != c.CountParams {
+				t.Errorf("CountParams %d, Keras %d", got, c.CountParams)
+			}
+			var names []string
+			for _, l := range m.Layers() {
+				names = append(names, l.Name())
+			}
+			if !slices.Equal(names, c.Layers) {
+				t.Errorf("layers %v, Keras %v", names, c.Layers)
+			}
+			for _, n := range c.Layers {
+				if l, err := m.GetLayer(n); err != nil || l.Name() != n {
+					t.Errorf("GetLayer(%q) = %v, %v", n, l, err)
+				}
+			}
+			if _, err := m.GetLayer("nope"); err == nil || !strings.Contains(err.Error(), c.Layers[0]) {
+				t.Errorf("GetLayer of a missing name: %v", err)
+			}
+			s, err := m.ToJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := keras.ModelFromJSON(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.CountParams() != c.CountParams {
+				t.Errorf("after ToJSON: %d params", back.CountParams())
+			}
+		})
+	}
+	for _, bad := range []string{"", "{}", `{"class_name": "Sequential"} x`, `[1]`} {
+		if _, err := keras.ModelFromJSON(bad); err == nil {
+			t.Errorf("ModelFromJSON(%q) accepted", bad)
+		}
+	}
+}
+
+// TrainOnBatch, TestOnBatch and PredictOnBatch run one step on one batch;
+// layers.GetWeights/SetWeights and Variable.AssignAdd work as Keras'.
+func TestOnBatchMethods(t *testing.T) {
+	m, err := keras.NewSequential(layers.NewDense(2, layers.WithInputShape(3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(keras.CompileConfig{Optimizer: optimizers.NewSGD(optimizers.LearningRate(0.1)), Loss: "mse", Metrics: []any{"mae"}}); err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.New(tensor.WithShape(4, 3), tensor.WithBacking([]float32{1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1}))
+	y := tensor.New(tensor.WithShape(4, 2), tensor.WithBacking([]float32{1, 0, 0, 1, 1, 1, 0, 0}))
+	before, err := m.TestOnBatch(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := m.TrainOnBatch(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if logs["loss"] != before["loss"] {
+		t.Errorf("train_on_batch loss %v, want the loss before the step %v", logs["loss"], before["loss"])
+	}
+	after, err := m.TestOnBatch(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(after["loss"] < before["loss"]) {
+		t.Errorf("loss %v after a step, %v before", after["loss"], before["loss"])
+	}
+	p, err := m.PredictOnBatch(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Shape(), tensor.Shape{4, 2}) {
+		t.Errorf("PredictOnBatch shape %v", p.Shape())
+	}
+	dense := m.Layers()[0]
+	ws := layers.GetWeights(dense)
+	if len(ws) != 2 || !slices.Equal(ws[0].Shape(), tensor.Shape{3, 2}) {
+		t.Fatalf("GetWeights %v", ws)
+	}
+	ws[1] = tensor.New(tensor.WithShape(2), tensor.WithBacking([]float32{5, 6}))
+	if err := layers.SetWeights(dense, ws); err != nil {
+		t.Fatal(err)
+	}
+	bias := dense.Weights()[1]
+	if err := bias.AssignAdd([]float32{1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := bias.Numpy(); !slices.Equal(got, []float32{6, 7}) {
+		t.Errorf("bias after SetWeights and AssignAdd: %v", got)
+	}
+	if err := bias.AssignAdd([]float32{1}); err == nil {
+		t.Error("AssignAdd of the wrong size accepted")
+	}
+	if err := layers.SetWeights(dense, ws[:1]); err == nil {
+		t.Error("SetWeights with one weight missing accepted")
+	}
+}
