@@ -34,7 +34,14 @@ func gpuKinds(w io.Writer, spec modelSpec, batch int) ([]string, error) {
 		}
 		kinds := map[string]bool{}
 		for _, s := range t.ops {
-			if s.Kind != "hook" {
+			switch s.Kind {
+			case "hook":
+			case "gorgonia:+ false":
+				// The engine's sum of two gradient terms of equal size: its
+				// op statistics name it by gorgonia's node, its plan (what
+				// the executor sees) "AddN" (engine.PlanStep).
+				kinds["AddN"] = true
+			default:
 				kinds[s.Kind] = true
 			}
 		}

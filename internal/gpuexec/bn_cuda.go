@@ -17,7 +17,7 @@ import (
 // where synchronized batch norm all-reduces the sums.
 
 func init() {
-	for _, k := range []string{"BatchNormSums", "BatchNormMoments", "BatchNormPack", "BatchNormApply",
+	for _, k := range []string{"BatchNormShift", "BatchNormSums", "BatchNormMoments", "BatchNormPack", "BatchNormApply",
 		"BatchNormGradSums", "BatchNormGradInput", "BatchNormParamGrad"} {
 		register(k, buildBatchNorm)
 	}
@@ -41,7 +41,24 @@ func buildBatchNorm(x *Exec, st *engine.PlanStep, shapes []ops.Shape) (launchFn,
 	s := x.Rep.Compute
 	attrStr, _ := st.Op.Attrs().(string)
 	switch st.Kind {
-	case "BatchNormSums": // (x) -> 2c+1
+	case "BatchNormShift": // (x) -> c+1: x's first row and 1, zeros without rows
+		c := shapes[st.Out].Size() - 1
+		if c < 1 || len(st.Ins) != 1 {
+			return nil, false, nil
+		}
+		rows := shapes[st.Ins[0]].Size() / c
+		return func(out cu.DevicePtr, in []cu.DevicePtr) error {
+			if rows == 0 {
+				return kernels.Fill(s, out, c+1, 0)
+			}
+			if err := x.Rep.CopyDevice(out, in[0], c); err != nil {
+				return err
+			}
+			return kernels.Fill(s, out+cu.DevicePtr(4*c), 1, 1)
+		}, true, nil
+	case "BatchNormSums": // (x[, shift]) -> 2c+1: our kernel sums x itself in float64 (the shift, which
+		// keeps the CPU's float32 sums from cancelling, is not needed), and BatchNormMoments reads
+		// such unshifted sums: the same mean and variance.
 		c := (shapes[st.Out].Size() - 1) / 2
 		if c < 1 {
 			return nil, false, nil

@@ -5,6 +5,8 @@
 #   tools/gpu/build.sh build PKG OUT    go build -tags cuda PKG -> OUT
 #   tools/gpu/build.sh check            CI: go vet -tags cuda ./..., go build -tags cuda ./..., go test -c of
 #                                       every package with cuda-tagged tests (builds, runs nothing)
+#   tools/gpu/build.sh fakecheck        CI: cuda builds run against a fake driver with no device
+#                                       (tools/gpu/fake_check.sh: failure paths, GPU builders of every op kind)
 #   tools/gpu/build.sh env              print the CGO_* exports, for running go by hand: eval "$(tools/gpu/build.sh env)"
 #
 # Run from the repository root. How it works:
@@ -142,6 +144,17 @@ build)
   log "built $OUT; needs: $(readelf -d "$OUT" | grep NEEDED | grep -oE '\[[^]]+\]' | tr -d '[]' | paste -sd' ')" ;;
 pkgs)
   cudapkgs ;;
+fakecheck)
+  # CI: the failure paths against a fake driver with no device, and every op kind of the seed models'
+  # train steps has a GPU builder (tools/gpu/fake_check.sh).
+  T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+  for p in internal/cuda internal/cudnn internal/nccl; do
+    go test -c -tags cuda -ldflags="$LDF" -o "$T/$(echo "$p" | tr / _).test" "./$p"
+  done
+  for e in tools/gpu/preflight examples/benchmark examples/mnist_cnn; do
+    go build -tags cuda -ldflags="$LDF" -o "$T/$(basename "$e")" "./$e"
+  done
+  "$(dirname "$0")/fake_check.sh" "$T" ;;
 check)
   log "go vet -tags cuda ./..."
   go vet -tags cuda ./...
@@ -154,5 +167,5 @@ check)
   done
   log "ok: the cuda-tagged packages build and link against the stubs" ;;
 *)
-  log "unknown mode $MODE (test, build, check, env, pkgs)"; exit 2 ;;
+  log "unknown mode $MODE (test, build, check, fakecheck, env, pkgs)"; exit 2 ;;
 esac

@@ -99,6 +99,7 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
   echo "time: builds $((T1 - T0))s, compression $((T2 - T1))s, all $(($(date +%s) - T0))s"
 } | tee "$OUT/BUILD_INFO" | sed 's/^/build_all.sh: /' >&2
 if [ $((tree + out)) -gt "$lim" ]; then
-  echo "build_all.sh: FAIL the carry is over $(mib "$lim"): $(mib $((tree + out)))" >&2
+  echo "build_all.sh: FAIL the carry is over $(mib "$lim"): $(mib $((tree + out))); the largest files of the tree:" >&2
+  git ls-files -z -c -o --exclude-standard | xargs -0 stat -c '%s %n' 2>/dev/null | sort -rn | head -5 | sed 's/^/  /' >&2
   exit 1
 fi

@@ -10,7 +10,7 @@
 # 2. every GPU test binary with GOKERAS_REQUIRE_GPU=1 (a skipped test fails its step): the runtime, our
 #    kernels, cuDNN, NCCL, the executor's conformance (every op within 1e-5 of the CPU), then
 #    distribute's GPU tests (the 1/2/4 logical-GPU equivalence).
-# 3. mnist_cnn on MNIST, -replicas 2 (two logical GPUs), GPU_MNIST_EPOCHS epochs (default 3): test
+# 3. mnist_cnn on MNIST, -replicas 2 (two logical GPUs), GPU_MNIST_EPOCHS epochs (default 2): test
 #    accuracy >= 0.90, and the executor's log lines prove the GPU ran it.
 # Results in $OUT: summary.txt (a line a step), results.csv, logs/ (a log a step, each capped).
 CALL=call1 BUDGET_DEFAULT=315
@@ -40,6 +40,7 @@ step ldd 20 0 bash -c ldd_all
 done_step
 PRE_OK=$([ "$STATUS" = PASS ] && echo 1 || echo 0)
 step preflight 60 0 "$BIN/preflight"
+DETAIL=${DETAIL%%:*} # "exit N": the preflight's own lines follow
 for d in "$(grep -m1 -oE 'GPU 0: [^,]+' "$LOGF")" "$(grep -m1 'preflight: FAIL' "$LOGF" | cut -c12-200)"; do
   [ -n "$d" ] && DETAIL="$DETAIL${DETAIL:+; }$d"
 done
@@ -78,7 +79,7 @@ run_test internal_gpuexec 100 90 # (Conformance, TestTrainStepMatchesCPU, graphs
 run_test distribute 60 60 '^TestGPU'
 
 # 3. mnist_cnn on the GPU.
-EPOCHS=${GPU_MNIST_EPOCHS:-3}
+EPOCHS=${GPU_MNIST_EPOCHS:-2}
 if [ -z "${GPU_TESTS:-}" ] || want_test mnist_cnn; then
   if [ -f "$D/data/mnist/train-images-idx3-ubyte.gz" ]; then
     step mnist_cnn 150 0 "$BIN/mnist_cnn" -dataset mnist -data "$D/data/mnist" -replicas 2 -epochs "$EPOCHS" -verbose 2 -plot ""
