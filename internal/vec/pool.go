@@ -23,9 +23,9 @@ func argPixels(set bool, ov []float32, am []int32, x []float32, base, c, count, 
 	}
 	_, _, _ = ov[count*c-1], am[count*c-1], x[(count-1)*xs+c-1]
 	switch {
-	case useAsm && c%16 == 0 && set:
+	case usePoolAsm && c%16 == 0 && set:
 		setArgPixelsAsm(&ov[0], &am[0], &x[0], base, c, count, xs)
-	case useAsm && c%16 == 0:
+	case usePoolAsm && c%16 == 0:
 		maxArgPixelsAsm(&ov[0], &am[0], &x[0], base, c, count, xs)
 	default:
 		for i := 0; i < count; i++ {
@@ -51,7 +51,7 @@ func ScatterPixels(o []float32, dy []float32, am []int32, win, c, count, xs int,
 		d, a := dy[i*c:(i+1)*c], am[i*c:(i+1)*c]
 		for _, off := range offs {
 			start := win + i*xs + off
-			if useAsm && c%16 == 0 {
+			if usePoolAsm && c%16 == 0 {
 				selectArgAsm(&o[start], &d[0], &a[0], start, c)
 				continue
 			}

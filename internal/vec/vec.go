@@ -3,7 +3,9 @@
 // shift, and column sums accumulated in float64.
 //
 // On amd64 CPUs with AVX-512 the bulk of each slice runs in assembly
-// (vec_amd64.s, 16 floats per instruction); the tail, other CPUs and
+// (vec_amd64.s, 16 floats per instruction), and so it does on arm64
+// (vec_arm64.s, ASIMD, 16 floats per loop iteration; pooling, Adam and
+// Transpose have no arm64 assembly yet); the tail, other CPUs and
 // -tags noasm builds use the plain Go loops here. Every function requires
 // its sources to be at least as long as dst (or acc); dst may be the same
 // slice as a source (elementwise in place), never a shifted overlap.
@@ -423,7 +425,7 @@ func AccCentered(acc0, acc1 []float64, x, dy, mean []float32) {
 func SetArg(ov []float32, am []int32, x []float32, base int) {
 	x, am = x[:len(ov)], am[:len(ov)]
 	j := 0
-	if useAsm && len(ov) >= 16 {
+	if usePoolAsm && len(ov) >= 16 {
 		j = len(ov) &^ 15
 		setArgPixelsAsm(&ov[0], &am[0], &x[0], base, j, 1, 0) // one pixel of j values
 	}
@@ -438,7 +440,7 @@ func SetArg(ov []float32, am []int32, x []float32, base int) {
 func MaxArg(ov []float32, am []int32, x []float32, base int) {
 	x, am = x[:len(ov)], am[:len(ov)]
 	j := 0
-	if useAsm && len(ov) >= 16 {
+	if usePoolAsm && len(ov) >= 16 {
 		j = len(ov) &^ 15
 		maxArgPixelsAsm(&ov[0], &am[0], &x[0], base, j, 1, 0)
 	}
@@ -463,7 +465,7 @@ func MaxArg(ov []float32, am []int32, x []float32, base int) {
 func Adam(w, g, m, v []float32, alpha, c1, c2, eps float32) {
 	g, m, v = g[:len(w)], m[:len(w)], v[:len(w)]
 	j := 0
-	if useAsm && len(w) >= 16 {
+	if useAdamAsm && len(w) >= 16 {
 		j = len(w) &^ 15
 		adamAsm(&w[0], &g[0], &m[0], &v[0], j, alpha, c1, c2, eps)
 	}
@@ -482,7 +484,7 @@ func Transpose(dst, src []float32, r, c, i0, i1 int) {
 	_ = src[r*c-1]
 	dst = dst[:r*c] // (a bounds check that reads no element: other callers write dst's other rows)
 	i := i0
-	if useAsm {
+	if useTransposeAsm {
 		for ; i+8 <= i1; i += 8 {
 			j := 0
 			for ; j+8 <= c; j += 8 {

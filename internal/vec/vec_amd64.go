@@ -6,6 +6,9 @@ import "golang.org/x/sys/cpu"
 
 var useAsm = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL
 
+// On amd64 every kernel family has its assembly (arm64 lacks some).
+var usePoolAsm, useAdamAsm, useTransposeAsm = useAsm, useAsm, useAsm
+
 // The assembly kernels (vec_amd64.s) work on n elements, n a multiple of
 // 16 (8 for the float64 accumulations); the wrappers in vec.go do the rest.
 

@@ -1,10 +1,10 @@
-//go:build !amd64 || noasm
+//go:build !(amd64 || arm64) || noasm
 
 package vec
 
 // Without the assembly kernels every wrapper in vec.go runs its Go loop;
 // these stubs are never called.
-const useAsm = false
+const useAsm, usePoolAsm, useAdamAsm, useTransposeAsm = false, false, false, false
 
 func reluAsm(dst, x *float32, n int)                                  { panic("vec: no asm") }
 func reluGradAsm(dst, y, dy *float32, n int)                          { panic("vec: no asm") }
