@@ -27,6 +27,34 @@
 // replayed (package engine), as tf.function does; custom training loops use
 // the same engine through [Function] and [GradientTape].
 //
+// # Layers and models of your own
+//
+// A layer made of layers embeds layers.Base and keeps its parts in
+// fields, as a Keras layer assigns them to attributes; they are tracked
+// (weights, freezing, losses, saving) with nothing listed by hand, and
+// layers.Call calls a part, building it at its first call. A model with
+// its own call (`class VAE(keras.Model)`) is a Go type made a model by
+// [Subclass]; examples/vae_subclassing ports the guide "Making new layers
+// and models via subclassing".
+//
+// # Where Keras' names are
+//
+// One Go spelling for each Keras name; where the place differs:
+//
+//	keras.utils.to_categorical            utils.ToCategorical (package keras/utils)
+//	keras.mixed_precision.set_global_policy  mixedprecision.SetGlobalPolicy
+//	model.stop_training = True            model.StopTraining()
+//	optimizer.learning_rate               optimizer.CurrentLearningRate()
+//	model(x, training=False)              model.Forward(x, false); in a graph base.ApplyTraining(false, x)
+//	layer.get_weights() / set_weights()   layers.GetWeights(l) / layers.SetWeights(l, ws)
+//	model.count_params(), get_layer(n)    [Model.CountParams], [Model.GetLayer]
+//	model.to_json(), model_from_json(s)   [Model.ToJSON], [ModelFromJSON]
+//	train_on_batch / test_on_batch / predict_on_batch  [Model.TrainOnBatch], [Model.TestOnBatch], [Model.PredictOnBatch]
+//	tf.train.Checkpoint, CheckpointManager, latest_checkpoint  [Checkpoint], [CheckpointManager], [LatestCheckpoint]
+//	logs["outputs"] in on_predict_batch_end  [PredictBatchOutputsCallback]
+//	strategy.experimental_run_v2 (TF 2.0)  strategy.Run (package distribute; ExperimentalRunV2 too)
+//	strategy.experimental_barrier           MultiWorkerMirroredStrategy.Barrier (ExperimentalBarrier too)
+//
 // Settings structs ([FitConfig], [CompileConfig], ...) work at their zero
 // value, with Keras' defaults. Errors are returned, never panicked: shape
 // misuse names the layer and the shapes.
