@@ -209,3 +209,20 @@ func TestLoadLegacyGzipH5(t *testing.T) {
 		}
 	}
 }
+
+// TestGoBuiltHugeModelIsAnError: models built in Go whose weights no
+// machine holds (layers.NewDense(1<<40), WithInputShape(1<<40)) are an
+// error from NewSequential naming the layer, as Keras raises a catchable
+// error, not Go's fatal out of memory.
+func TestGoBuiltHugeModelIsAnError(t *testing.T) {
+	layers.ClearSession()
+	for _, ls := range [][]layers.Layer{
+		{layers.NewDense(1<<40, layers.WithInputShape(4))},
+		{layers.NewDense(8, layers.WithInputShape(1<<40))},
+	} {
+		_, err := NewSequential(ls...)
+		if err == nil || !strings.Contains(err.Error(), ls[0].Name()) || !strings.Contains(err.Error(), "weight of shape") {
+			t.Errorf("error %v; want one naming %q and its weight", err, ls[0].Name())
+		}
+	}
+}
