@@ -11,7 +11,7 @@
 # runs in its package's folder, as `go test` runs it: the committed corpora (<pkg>/testdata/fuzz/<Target>/) are
 # replayed first (the plain `go test` replays them too), and new crashers a run finds are written there: commit
 # them as regression cases once fixed. The generated corpus is kept where `go test -fuzz` keeps it
-# ($GOCACHE/fuzz), so the two ways of running share it.
+# ($GOCACHE/fuzz/<import path>/<Target>), so the two ways of running share it.
 # Exit status: non-zero if any target found a failure or a package failed to compile. A summary line per target is
 # printed at the end.
 set -uo pipefail
@@ -47,7 +47,7 @@ while read -r pkg dir files; do
     # -test.fuzzminimizetime: minimizing each new input may take 60 s by default, with the exec counter frozen
     # meanwhile.
     if out=$(cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${t}\$" -test.fuzztime "$DUR" \
-      -test.fuzzminimizetime 5s -test.fuzzcachedir "$cachedir" 2>&1); then
+      -test.fuzzminimizetime 5s -test.fuzzcachedir "$cachedir/$pkg" 2>&1); then
       res=ok
     elif [ "$(ls "$corpus" 2>/dev/null | sort)" = "$before" ] && echo "$out" | grep -q 'context deadline exceeded'; then
       # Go's fuzz coordinator (go1.26; golang/go#75804, fixed in go1.27) can report its own -fuzztime deadline
