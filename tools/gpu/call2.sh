@@ -55,11 +55,11 @@ export -f torch_step
 export D
 
 # bench_row MODEL BATCH IMPL GRAPHS TF32 [SELECT]: a bench.csv row from the step's log (the step line
-# matching SELECT), and the step's summary line. A gokeras figure counts only if the GPU executor
+# matching SELECT) and outcome (S_STATUS, S_DETAIL: one step may give two rows), and a summary line. A gokeras figure counts only if the GPU executor
 # prepared the programs (GOKERAS_CUDA_VERBOSE lines); cpu_steps is the most steps of one program that
 # ran on the CPU.
 bench_row() {
-  local sps ms cpu st=$STATUS det=$DETAIL
+  local sps ms cpu st=$S_STATUS det=$S_DETAIL
   sps=$(field samples_per_s "${6:-.}") ms=$(field ms_per_step "${6:-.}")
   cpu=$(grep -oE 'program of [0-9]+ steps, [0-9]+ on the CPU' "$LOGF" 2>/dev/null | awk '{print $5}' | sort -n | tail -1)
   if [ "$3" = gokeras ] && [ -n "$sps" ] && ! grep -q 'gpuexec: .* program of' "$LOGF"; then st=FAIL det="$det${det:+; }no gpuexec program: not on the GPU"; fi
@@ -74,10 +74,12 @@ for m in mnist_cnn resnet_seed; do
   for b in ${GPU_BATCHES:-64 256 1024}; do
     # one process for both graph settings (one CUDA start and PTX load)
     step "bench_${m}_${b}_gokeras" 35 15 "$BIN/benchmark" -model "$m" -batch "$b" -steps "$STEPS" -warmup 3 -graphs on,off
+    S_STATUS=$STATUS S_DETAIL=$DETAIL
     for g in on off; do bench_row "$m" "$b" gokeras "$g" off "graphs=$g"; done
     if [ -n "$TORCH" ]; then
       for tf in off $([ "${GPU_TORCH_TF32:-}" = both ] && echo on); do
         step "bench_${m}_${b}_torch_tf32$tf" 30 15 bash -c 'torch_step "$@"' _ "$tf" step --model "$m" --batch "$b" --device cuda --steps "$STEPS"
+        S_STATUS=$STATUS S_DETAIL=$DETAIL
         bench_row "$m" "$b" torch - "$tf"
       done
     fi
