@@ -12,6 +12,12 @@
 //	go run ./examples/parameter_server -launch-local workers=2,ps=1
 //	go run ./examples/parameter_server -launch-local workers=2,ps=1 -model cnn
 //
+// -launch-local gives every task a throwaway certificate of a fresh
+// cluster CA, so that the tasks talk mutual TLS (-tls=false: none, and
+// every task warns); a cluster launched by hand gets its certificates
+// from tools/pscerts (docs/security.md). A job whose training or test
+// loss is NaN or Inf fails.
+//
 // -model seed (the default) is the seed's snippet: Dense(32) on 5
 // features, Dense(16, relu), Dense(1), mse, SGD, 2 epochs, evaluate. -model
 // cnn is the seed CNN on Fashion-MNIST (Adam, sparse categorical
