@@ -96,7 +96,7 @@ func Threads() int {
 }
 
 // KernelName reports which micro-kernel Sgemm uses on this machine
-// ("avx512-14x32", "avx2-6x16" or "go-4x4").
+// ("avx512-14x32", "avx2-6x16", "neon-8x12" or "go-4x4").
 func KernelName() string { return active.name }
 
 func checkArgs(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
