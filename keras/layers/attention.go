@@ -164,7 +164,7 @@ func (l *Attention) Attend(query, value ops.Tensor, a AttentionArgs) (output, sc
 		m = ops.BroadcastTo(ops.Reshape(vm, append(vm.Shape().Clone()[:1], 1, tv)), sshape)
 	}
 	if a.UseCausalMask {
-		c := make([]float32, tq*tv)
+		c := newConstValues("causal mask", tq, tv)
 		for i := 0; i < tq; i++ {
 			for j := 0; j <= i && j < tv; j++ {
 				c[i*tv+j] = 1

@@ -98,7 +98,7 @@ func encodeCategorical(x ops.Tensor, mode string, depth int) ops.Tensor {
 	if len(s) == 0 {
 		x, s = ops.Reshape(x, ops.Shape{1}), ops.Shape{1}
 	}
-	ids := make([]float32, depth)
+	ids := newConstValues("CategoryEncoding tokens", depth)
 	for i := range ids {
 		ids[i] = float32(i)
 	}

@@ -345,7 +345,7 @@ func (l *MultiHeadAttention) attentionMask(query, value, key ops.Tensor, a Atten
 	}
 	if a.UseCausalMask {
 		t, s := qs[1], vs[1]
-		c := make([]float32, t*s)
+		c := newConstValues("causal mask", t, s)
 		for i := 0; i < t; i++ {
 			for j := 0; j <= i && j < s; j++ {
 				c[i*s+j] = 1

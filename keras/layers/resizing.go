@@ -132,7 +132,7 @@ func resizeImages(x ops.Tensor, oh, ow int, method string) ops.Tensor {
 // scale = in/out; bilinear samples at (o+0.5)*scale-0.5 between floor and
 // ceil (clamped to the edges), nearest takes floor((o+0.5)*scale).
 func resizeMatrix(in, out int, method string) []float32 {
-	m := make([]float32, out*in)
+	m := newConstValues("Resizing matrix", out, in)
 	scale := float32(in) / float32(out)
 	for o := range out {
 		if method == "nearest" {

@@ -1,6 +1,8 @@
 package layers
 
 import (
+	"fmt"
+
 	"github.com/gokeras/gokeras/internal/memlimit"
 	"github.com/gokeras/gokeras/ops"
 )
@@ -16,4 +18,16 @@ func newWeightValues(s ops.Shape) []float32 {
 		panic(&ops.Error{Op: "AddWeight", Msg: err.Error()})
 	}
 	return make([]float32, s.Size())
+}
+
+// newConstValues returns n zero values of a constant a layer traces (an
+// interpolation matrix, a causal mask, category ids), checked as
+// newWeightValues: its sizes come from input shapes and configs, whose
+// product may be more than the process can take.
+func newConstValues(what string, dims ...int) []float32 {
+	b := memlimit.Bytes(4, dims...)
+	if err := memlimit.Check(fmt.Sprintf("%s of %v values", what, dims), b); err != nil {
+		panic(&ops.Error{Op: what, Msg: err.Error()})
+	}
+	return make([]float32, b/4)
 }

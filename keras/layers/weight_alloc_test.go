@@ -36,3 +36,22 @@ func TestHugeWeightsAreErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeTraceConstantsAreErrors: constants layers trace from their
+// config and input shapes (a Resizing matrix of 65536 x 2^31 values, the
+// token ids of a CategoryEncoding of 2^40 tokens) are errors naming the
+// layer, not a fatal out of memory.
+func TestHugeTraceConstantsAreErrors(t *testing.T) {
+	for _, c := range []struct {
+		l  Layer
+		in ops.Shape
+	}{
+		{NewResizing(65536, 1, ResizingSettings{}), ops.Shape{-1, 1 << 31, 1, 1}},
+		{NewCategoryEncoding(CategoryEncodingSettings{NumTokens: 1 << 40}), ops.Shape{-1, 3}},
+	} {
+		_, err := OutputShape(c.l, []ops.Shape{c.in})
+		if err == nil || !strings.Contains(err.Error(), c.l.Name()) || !strings.Contains(err.Error(), "allocate") {
+			t.Errorf("%s: error %v; want one naming the layer and the memory", c.l.ClassName(), err)
+		}
+	}
+}
