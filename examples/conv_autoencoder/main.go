@@ -57,7 +57,7 @@ func main() {
 	flag.StringVar(&s.out, "out", "denoised.png", "write noisy, denoised and clean test images to this PNG (empty: none)")
 	flag.IntVar(&s.images, "images", 10, "test images in the PNG")
 	flag.Parse()
-	cli.MustCheck(cli.Positive("epochs", "batch-size", "images"), cli.NonNegative("limit", "test-limit"), cli.OneOf("verbose", 0, 1, 2), cli.OutputFile("out"))
+	cli.MustCheck(cli.Positive("epochs", "batch-size", "images"), cli.NonNegative("limit", "test-limit"), cli.OneOf("verbose", 0, 1, 2), cli.OutputFile("out"), cli.OneOfStrings("dataset", cli.Datasets...))
 	if !(s.noiseFactor >= 0) {
 		log.Fatalf("-noise-factor %v: want 0 or more", s.noiseFactor)
 	}

@@ -38,7 +38,7 @@ func main() {
 	dataDir := flag.String("data", "", "directory holding the dataset files")
 	ckptDir := flag.String("checkpoint-dir", "", "where checkpoints go (default: a temporary directory)")
 	flag.Parse()
-	cli.MustCheck(cli.Positive("epochs", "replicas"), cli.NonNegative("limit"), cli.OutputDir("checkpoint-dir"))
+	cli.MustCheck(cli.Positive("epochs", "replicas"), cli.NonNegative("limit"), cli.OutputDir("checkpoint-dir"), cli.OneOfStrings("dataset", cli.Datasets...))
 	if err := run(*replicas, *epochs, *limit, *seed, *dataset, *dataDir, *ckptDir); err != nil {
 		log.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func main() {
 	workDir := flag.String("dir", "", "where logs and checkpoints go (default: a temporary directory)")
 	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch")
 	flag.Parse()
-	cli.MustCheck(cli.Positive("epochs", "replicas"), cli.NonNegative("limit"), cli.OneOf("verbose", 0, 1, 2), cli.OutputDir("dir"))
+	cli.MustCheck(cli.Positive("epochs", "replicas"), cli.NonNegative("limit"), cli.OneOf("verbose", 0, 1, 2), cli.OutputDir("dir"), cli.OneOfStrings("dataset", cli.Datasets...))
 	if err := run(*replicas, *epochs, *limit, *seed, *dataset, *dataDir, *workDir, *verbose); err != nil {
 		log.Fatal(err)
 	}

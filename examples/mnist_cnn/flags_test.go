@@ -37,6 +37,7 @@ func TestFlagsRefuseNonsense(t *testing.T) {
 		{"-save-model m.txt", "-save-model m.txt: the name must end in .keras or .h5 or .hdf5"},
 		{"-save-weights w.h5", "-save-weights w.h5: the name must end in .weights.h5 or .npz"},
 		{"-plot /nonexistent/h.png", "-plot /nonexistent/h.png: no folder /nonexistent"},
+		{"-dataset cifar", `-dataset "cifar": want one of fashion_mnist, fashion-mnist, mnist`},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-data "+missing+" -plot= "+c.args)

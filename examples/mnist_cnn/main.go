@@ -48,7 +48,7 @@ func main() {
 	policy := cli.PolicyFlag() // -policy mixed_bfloat16 | mixed_float16 (issue 16)
 	flag.Parse()
 	cli.MustCheck(cli.Positive("epochs", "batch-size", "replicas"), cli.NonNegative("limit", "global-batch"), cli.OneOf("verbose", 0, 1, 2),
-		cli.OutputFile("save-model", ".keras", ".h5", ".hdf5"), cli.OutputFile("save-weights", ".weights.h5", ".npz"), cli.OutputFile("plot"), cli.OutputDir("backup-dir"))
+		cli.OutputFile("save-model", ".keras", ".h5", ".hdf5"), cli.OutputFile("save-weights", ".weights.h5", ".npz"), cli.OutputFile("plot"), cli.OutputDir("backup-dir"), cli.OneOfStrings("dataset", cli.Datasets...))
 	cli.MustSetPolicy(*policy)
 	if err := run(*dataset, *dataDir, *epochs, *batchSize, *limit, *seed, *verbose, *replicas); err != nil {
 		log.Fatal(err)

@@ -69,7 +69,7 @@ func main() {
 	flag.Parse()
 	err := validate(c)
 	if err == nil {
-		err = cli.Check(flag.CommandLine, cli.OutputDir("backup-dir"))
+		err = cli.Check(flag.CommandLine, cli.OutputDir("backup-dir"), cli.OneOfStrings("dataset", cli.Datasets...))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "multi_worker:", err)

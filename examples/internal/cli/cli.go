@@ -51,6 +51,19 @@ func OneOf(name string, vals ...int64) Rule {
 	return intRule([]string{name}, func(v int64) bool { return slices.Contains(vals, v) }, fmt.Sprintf("one of %v", vals))
 }
 
+// OneOfStrings requires the named string flag to be one of vals.
+func OneOfStrings(name string, vals ...string) Rule {
+	return Rule{[]string{name}, func(f *flag.Flag) error {
+		if v := f.Value.String(); !slices.Contains(vals, v) {
+			return fmt.Errorf("-%s %q: want one of %s (%s)", f.Name, v, strings.Join(vals, ", "), f.Usage)
+		}
+		return nil
+	}}
+}
+
+// Datasets are the names exampledata.Load takes for -dataset.
+var Datasets = []string{"fashion_mnist", "fashion-mnist", "mnist"}
+
 // OutputFile requires the named string flag to be empty (nothing written)
 // or the name of a file the program can create at the end of its run: a
 // name ending in one of exts (any name when exts is empty), not a folder,

@@ -95,3 +95,14 @@ func TestOutputFileAndDir(t *testing.T) {
 		t.Errorf("the write check left %v", left)
 	}
 }
+
+func TestOneOfStrings(t *testing.T) {
+	for _, c := range []struct{ v, want string }{{"mnist", ""}, {"fashion_mnist", ""}, {"cifar", `-dataset "cifar": want one of fashion_mnist, fashion-mnist, mnist`}} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.String("dataset", c.v, "the data")
+		err := Check(fs, OneOfStrings("dataset", Datasets...))
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%q: %v, want %q", c.v, err, c.want)
+		}
+	}
+}
