@@ -17,7 +17,7 @@ import (
 // FuzzConfigValues is a structure-aware fuzz target of model configs: it
 // takes a valid layer config of every registered class (the configs and
 // input shapes of the Keras vector files, and seeds made here for the
-// classes those lack), changes one of its values (a number to an extreme,
+// classes those lack), changes one or two of its values (a number to an extreme,
 // its negative, a huge or fractional value, a value of another type,
 // removed; the input shape too) and loads the model as LoadModel does
 // (the size checks of config_budget.go, then the build under the weight
@@ -43,6 +43,9 @@ func FuzzConfigValues(f *testing.F) {
 		c := cases[int(which)%len(cases)]
 		tree := map[string]any{"config": deepCopy(c.config), "inputs": deepCopy(c.inputs)}
 		mutate(tree, pick, kind, num, fnum, str)
+		if pick>>24 != 0 && kind != noMutation { // a second value changed
+			mutate(tree, pick>>8, kind>>4, num>>7, -fnum, str)
+		}
 		cfg, _ := tree["config"].(map[string]any)
 		top := fuzzTopConfig(c.class, cfg, tree["inputs"], c.integer)
 		boundedBy(t, configFuzzAlloc, func() {
