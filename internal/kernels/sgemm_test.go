@@ -384,3 +384,22 @@ func TestSaxpySdot(t *testing.T) {
 		}
 	}
 }
+
+// TestDot4x4OnePassEqualsTwoPass: the one-pass Go kernel loop (chosen on
+// architectures with 32 FP registers) and the two-pass one give the same
+// bits, special values included.
+func TestDot4x4OnePassEqualsTwoPass(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, k := range []int{1, 2, 3, 17, 256} {
+		a, b := randSlice(r, 4*k), randSlice(r, 4*k)
+		if k == 17 {
+			a[5], b[9], a[30] = float32(math.Inf(1)), float32(math.NaN()), 1e-40
+		}
+		one, two := dot4x4PackedOnePass(a, b), dot4x4Packed(a, b)
+		for i := range one {
+			if math.Float32bits(one[i]) != math.Float32bits(two[i]) && !(one[i] != one[i] && two[i] != two[i]) {
+				t.Fatalf("k=%d [%d]: one pass %v, two passes %v", k, i, one[i], two[i])
+			}
+		}
+	}
+}
