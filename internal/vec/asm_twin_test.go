@@ -100,6 +100,27 @@ func TestAsmMatchesGoTwinBitwise(t *testing.T) {
 		}
 	}
 
+	// Adam: whole slices against one value at a time (NaNs any NaN).
+	{
+		w, g, m, v := specialVals(r, n), specialVals(r, n), specialVals(r, n), specialVals(r, n)
+		for i := range v {
+			v[i] *= v[i]
+		}
+		w1, m1, v1 := append([]float32(nil), w...), append([]float32(nil), m...), append([]float32(nil), v...)
+		const alpha, c1, c2, eps = 0.00123, 0.1, 0.001, 1e-7
+		Adam(w, g, m, v, alpha, c1, c2, eps)
+		for i := range w1 {
+			Adam(w1[i:i+1], g[i:i+1], m1[i:i+1], v1[i:i+1], alpha, c1, c2, eps)
+		}
+		for i := range w {
+			for _, p := range [][2]float32{{w[i], w1[i]}, {m[i], m1[i]}, {v[i], v1[i]}} {
+				if math.Float32bits(p[0]) != math.Float32bits(p[1]) && !(p[0] != p[0] && p[1] != p[1]) {
+					t.Fatalf("Adam [%d]: asm %v, Go %v (w, m, v)", i, []float32{w[i], m[i], v[i]}, []float32{w1[i], m1[i], v1[i]})
+				}
+			}
+		}
+	}
+
 	// The float64 column accumulations, 8 columns per assembly step.
 	const c = 8 * 5
 	rows := n / c
