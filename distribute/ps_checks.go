@@ -58,10 +58,12 @@ func (p *psServer) checkSpec(vs *psrpc.VarSpec, what string) error {
 	return nil
 }
 
-// firstNonFinite returns the index of the first NaN or Inf of x, or -1.
+// firstNonFinite returns the index of the first NaN or Inf of x (an
+// exponent of all ones), or -1.
 func firstNonFinite(x []float32) int {
+	const exp = 0x7f800000
 	for i, v := range x {
-		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+		if math.Float32bits(v)&exp == exp {
 			return i
 		}
 	}

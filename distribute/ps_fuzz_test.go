@@ -328,3 +328,18 @@ func FuzzPSAdmission(f *testing.F) {
 }
 
 var statsEnd stats.End
+
+// TestFirstNonFinite: NaN (either sign) and both infinities are found,
+// the largest, smallest and zero finite values are not.
+func TestFirstNonFinite(t *testing.T) {
+	for _, v := range []float32{float32(math.NaN()), -float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		if i := firstNonFinite([]float32{1, v, 2}); i != 1 {
+			t.Errorf("%v: index %d", v, i)
+		}
+	}
+	for _, v := range []float32{0, float32(math.Copysign(0, -1)), math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32} {
+		if i := firstNonFinite([]float32{v}); i != -1 {
+			t.Errorf("%v: index %d", v, i)
+		}
+	}
+}
