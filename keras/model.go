@@ -450,7 +450,7 @@ func callLayer(l layers.Layer, args []ops.Tensor, training bool) ops.Tensor {
 			panic(r)
 		}
 	}()
-	return mixedCall(l, args, training) // mixed_call.go: the layer's dtype policy
+	return layers.CallWithPolicy(l, training, args...) // the layer's dtype policy (layers/mixed_call.go)
 }
 
 // Forward is Call for a model with one input and one output:

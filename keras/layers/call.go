@@ -9,7 +9,8 @@ import (
 // Call calls layer l on tensors inside another layer's (or model's) Call,
 // as `self.dense(x, training=training)` does in a Keras layer's call: l is
 // built for the inputs' shapes (batch unknown) the first time, as Keras
-// builds a sublayer at its first call, and tracked (see [Track]). It
+// builds a sublayer at its first call, and tracked (see [Track]); under
+// a mixed dtype policy it casts as Keras' Layer.__call__ does. It
 // panics with an *ops.Error naming l and the shapes on misuse; the model
 // boundary (Apply, Fit, Predict, keras.CallLayer) returns it as an error.
 func Call(l Layer, training bool, inputs ...ops.Tensor) ops.Tensor {
@@ -29,5 +30,12 @@ func Call(l Layer, training bool, inputs ...ops.Tensor) ops.Tensor {
 			panic(&ops.Error{Op: fmt.Sprintf("layer %q (%s)", l.Name(), l.ClassName()), Msg: err.Error()})
 		}
 	}
-	return l.Call(inputs, training)
+	return policyCall(l, inputs, training) // its dtype policy, as Keras' __call__ autocasts
+}
+
+// CallWithPolicy calls a built layer under its dtype policy (see [Call]),
+// without building or tracking it: what a model does for each node of its
+// graph.
+func CallWithPolicy(l Layer, training bool, inputs ...ops.Tensor) ops.Tensor {
+	return policyCall(l, inputs, training)
 }

@@ -1,11 +1,14 @@
 package layers_test
 
 import (
+	"math"
 	"slices"
 	"testing"
 
 	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/mixedprecision"
 	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
 )
 
 // linear is the guide's Linear layer ("Making new layers and models via
@@ -163,5 +166,26 @@ func TestCompositeLayerFieldKinds(t *testing.T) {
 	}
 	if !slices.IsSorted(attrs) || attrs[0] != "bn" {
 		t.Errorf("attribute names %v: want sorted snake-case field names", attrs)
+	}
+}
+
+// Under mixed_bfloat16 a sublayer called with layers.Call computes as
+// Keras' __call__ autocasts it: its output is rounded to bfloat16.
+func TestCallAutocastsSublayers(t *testing.T) {
+	if err := mixedprecision.SetGlobalPolicy("mixed_bfloat16"); err != nil {
+		t.Fatal(err)
+	}
+	defer mixedprecision.SetGlobalPolicy("float32")
+	mlp := newMLPBlock()
+	x := make([]float32, 2*64)
+	for i := range x {
+		x[i] = float32(i%7) * 0.123
+	}
+	in := ops.ConvertToTensor(tensor.New(tensor.WithShape(2, 64), tensor.WithBacking(x)))
+	y := layers.Call(mlp, false, in)
+	for _, f := range y.Numpy().Data {
+		if math.Float32bits(f)&0xffff != 0 {
+			t.Fatalf("output %v is not a bfloat16 value: the sublayer was not autocast", f)
+		}
 	}
 }
