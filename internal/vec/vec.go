@@ -4,8 +4,7 @@
 //
 // On amd64 CPUs with AVX-512 the bulk of each slice runs in assembly
 // (vec_amd64.s, 16 floats per instruction), and so it does on arm64
-// (vec_arm64.s, ASIMD, 16 floats per loop iteration; pooling, Adam and
-// Transpose have no arm64 assembly yet); the tail, other CPUs and
+// (vec_arm64.s, ASIMD, 16 floats per loop iteration); the tail, other CPUs and
 // -tags noasm builds use the plain Go loops here. Every function requires
 // its sources to be at least as long as dst (or acc); dst may be the same
 // slice as a source (elementwise in place), never a shifted overlap.

@@ -6,7 +6,8 @@ import "golang.org/x/sys/cpu"
 
 var useAsm = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL
 
-// On amd64 every kernel family has its assembly (arm64 lacks some).
+// The kernel families are gated separately (usePoolAsm etc.); on amd64
+// they all follow useAsm.
 var usePoolAsm, useAdamAsm, useTransposeAsm = useAsm, useAsm, useAsm
 
 // The assembly kernels (vec_amd64.s) work on n elements, n a multiple of
