@@ -52,3 +52,43 @@ func TestREADMESubclass(t *testing.T) {
 		t.Errorf("%d params, want %d", n, 5*32+32+32+1)
 	}
 }
+
+// A subclassed model whose class is registered saves to .keras and loads
+// back with its weights, as Keras' save of a registered subclassed model.
+func TestSubclassSaveLoad(t *testing.T) {
+	newRegressor := func() *readmeRegressor {
+		return &readmeRegressor{block: &readmeMLPBlock{Base: layers.NewBase("MLPBlock"),
+			dense1: layers.NewDense(4, layers.WithActivation("relu")), dense2: layers.NewDense(1)}}
+	}
+	keras.RegisterSubclass("readmeRegressor", func(map[string]any) (*keras.Model, error) {
+		r := newRegressor()
+		m, err := keras.Subclass(r)
+		r.Model = m
+		return m, err
+	})
+	r := newRegressor()
+	m, err := keras.Subclass(r, keras.SubclassInputShape(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Model = m
+	path := t.TempDir() + "/r.keras"
+	if err := r.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := keras.LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.CountParams() != r.CountParams() {
+		t.Fatalf("loaded %d params, saved %d", back.CountParams(), r.CountParams())
+	}
+	for i, w := range back.Weights() {
+		a, b := w.Numpy(), r.Weights()[i].Numpy()
+		for j := range a {
+			if a[j] != b[j] {
+				t.Fatalf("%s differs after load", w.Name())
+			}
+		}
+	}
+}

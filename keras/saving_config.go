@@ -334,7 +334,10 @@ func modelFromConfig(top map[string]any, budget *weightBudget) (*Model, error) {
 	case "Functional", "Model":
 		return functionalFromConfig(inner, budget)
 	}
-	return nil, fmt.Errorf("%s: model class %q is not supported (Sequential and Functional are)", kerasConfigFile, class)
+	if newModel := registeredSubclass(class); newModel != nil {
+		return subclassFromConfig(class, newModel, top)
+	}
+	return nil, fmt.Errorf("%s: model class %q is not supported (Sequential and Functional are; register a subclassed model's class with RegisterSubclass)", kerasConfigFile, class)
 }
 
 func sequentialFromConfig(cfg, top map[string]any, budget *weightBudget) (*Model, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
@@ -123,4 +124,76 @@ func (m *Model) usable(op string) error {
 		return fmt.Errorf("keras: %s: the Model was not made by NewSequential, NewModel or Subclass: a Go port of `class M(keras.Model)` embeds *keras.Model and sets it to keras.Subclass(m) (see Subclass)", op)
 	}
 	return nil
+}
+
+var subclassRegistry = struct {
+	sync.Mutex
+	m map[string]func(cfg map[string]any) (*Model, error)
+}{m: map[string]func(cfg map[string]any) (*Model, error){}}
+
+// RegisterSubclass registers the constructor of a subclassed model's
+// class (its Go type's name, the model's class name), so that LoadModel
+// and ModelFromConfig make it, as Keras loads a registered subclassed
+// model: newModel gets the saved config and returns the model (made with
+// [Subclass]); it is built for the saved input shape and its weights are
+// loaded into it.
+func RegisterSubclass(class string, newModel func(cfg map[string]any) (*Model, error)) {
+	if class == "" || newModel == nil {
+		panic("keras: RegisterSubclass: empty class name or nil function")
+	}
+	subclassRegistry.Lock()
+	defer subclassRegistry.Unlock()
+	subclassRegistry.m[class] = newModel
+}
+
+func registeredSubclass(class string) func(cfg map[string]any) (*Model, error) {
+	subclassRegistry.Lock()
+	defer subclassRegistry.Unlock()
+	return subclassRegistry.m[class]
+}
+
+// subclassFromConfig makes a registered subclassed model from its saved
+// config and builds it for the saved input shape (build_config).
+func subclassFromConfig(class string, newModel func(cfg map[string]any) (*Model, error), top map[string]any) (*Model, error) {
+	inner, _ := top["config"].(map[string]any)
+	m, err := newModel(inner)
+	if err != nil {
+		return nil, fmt.Errorf("model class %q: %w", class, err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("model class %q: its constructor returned no model", class)
+	}
+	if m.Built() {
+		return m, nil
+	}
+	bc, _ := top["build_config"].(map[string]any)
+	shape, err := inputShapeOf(bc["input_shape"])
+	if err != nil {
+		return nil, fmt.Errorf("model class %q: build_config: %w", class, err)
+	}
+	if shape == nil {
+		return m, nil // built by its first call, as the saved one was not
+	}
+	if err := m.build(shape); err != nil {
+		return nil, fmt.Errorf("model class %q: %w", class, err)
+	}
+	return m, nil
+}
+
+// inputShapeOf reads a saved input shape [null, d1, ...] without the batch;
+// nil when none was saved.
+func inputShapeOf(v any) (ops.Shape, error) {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return nil, nil
+	}
+	out := make(ops.Shape, 0, len(list)-1)
+	for _, d := range list[1:] {
+		n, ok := toInt(d)
+		if !ok || n <= 0 || n > 1<<31 {
+			return nil, fmt.Errorf("input shape %v: dimension %v is not a positive size", list, d)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
