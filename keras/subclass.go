@@ -42,7 +42,7 @@ type ModelCaller interface {
 // its first Fit, Evaluate or Predict, or at once with
 // [SubclassInputShape]; Compile may name no loss when the call adds its
 // losses (ops.AddLoss). Save writes its config only if its class is
-// registered (RegisterLayer); SaveWeights and checkpoints always work.
+// registered (RegisterSubclass); SaveWeights and checkpoints always work.
 func Subclass(impl ModelCaller, opts ...SubclassOption) (*Model, error) {
 	if impl == nil || reflect.ValueOf(impl).Kind() == reflect.Pointer && reflect.ValueOf(impl).IsNil() {
 		return nil, errors.New("keras: Subclass: nil model")
