@@ -126,7 +126,7 @@ func TestGuideRunsOnMNIST(t *testing.T) {
 func TestMissingDataIsAnError(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-data-here")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-data "+missing)
+	cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-data "+missing+" -save-dir "+filepath.Join(t.TempDir(), "imgs"))
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "no-data-here") || strings.Contains(string(out), "Start of epoch") {
 		t.Errorf("err %v, output %s", err, out)
