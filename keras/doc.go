@@ -54,6 +54,7 @@
 //	logs["outputs"] in on_predict_batch_end  [PredictBatchOutputsCallback]
 //	strategy.experimental_run_v2 (TF 2.0)  strategy.Run (package distribute; ExperimentalRunV2 too)
 //	strategy.experimental_barrier           MultiWorkerMirroredStrategy.Barrier (ExperimentalBarrier too)
+//	strategy.reduce(op, 3.0, axis=None)     strategy.ReduceValue(op, 3.0) (a plain number, not per-replica)
 //
 // Settings structs ([FitConfig], [CompileConfig], ...) work at their zero
 // value, with Keras' defaults. Errors are returned, never panicked: shape
