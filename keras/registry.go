@@ -44,6 +44,9 @@ func LayerFromConfig(className string, cfg map[string]any) (layers.Layer, error)
 	f := layerRegistry.m[className]
 	layerRegistry.RUnlock()
 	if f == nil {
+		if why, ok := stringLayers[className]; ok {
+			return nil, fmt.Errorf("layer %v (%s): %s", cfg["name"], className, why)
+		}
 		return nil, fmt.Errorf("unknown layer class %q: register it with keras.RegisterLayer (known: %s)", className, strings.Join(RegisteredLayers(), ", "))
 	}
 	if cfg == nil {
@@ -627,4 +630,12 @@ func activationName(v any) string {
 		return s
 	}
 	return fmt.Sprint(v)
+}
+
+// stringLayers are Keras layers that take strings, which gokeras' float32
+// graph cannot carry: gokeras has them as preprocessing objects outside
+// the model, and a file with one inside its graph says so.
+var stringLayers = map[string]string{
+	"StringLookup":      "a StringLookup inside a model's graph takes strings, which gokeras' float32 graph cannot carry: build it with layers.NewStringLookup (its vocabulary is in this config) and use it to make the model's input, as a tf.data map does, then load the model that starts after it",
+	"TextVectorization": "a TextVectorization inside a model's graph takes strings, which gokeras' float32 graph cannot carry: build it with layers.NewTextVectorization (its vocabulary is in this config) and use it to make the model's input, as a tf.data map does, then load the model that starts after it",
 }
