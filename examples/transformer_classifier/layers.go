@@ -5,55 +5,6 @@ import (
 	"github.com/gokeras/gokeras/ops"
 )
 
-// composite is what a Go layer made of Keras layers needs beyond
-// layers.Base, as a Python layer gets it from attribute tracking: the
-// weights and the dropout seed generators of its parts, in order.
-type composite struct {
-	layers.Base
-	parts []layers.Layer
-}
-
-func (c *composite) Weights() []*ops.Variable {
-	return append(c.TrainableWeights(), c.NonTrainableWeights()...)
-}
-
-func (c *composite) TrainableWeights() []*ops.Variable {
-	var out []*ops.Variable
-	for _, p := range c.parts {
-		out = append(out, p.TrainableWeights()...)
-	}
-	return out
-}
-
-func (c *composite) NonTrainableWeights() []*ops.Variable {
-	var out []*ops.Variable
-	for _, p := range c.parts {
-		out = append(out, p.NonTrainableWeights()...)
-	}
-	return out
-}
-
-func (c *composite) SetTrainable(t bool) {
-	c.Base.SetTrainable(t)
-	for _, p := range c.parts {
-		p.SetTrainable(t)
-	}
-}
-
-func (c *composite) SeedGenerators() []*ops.SeedGenerator {
-	var out []*ops.SeedGenerator
-	for _, p := range c.parts {
-		out = append(out, layers.SeedGenerators(p)...)
-	}
-	return out
-}
-
-// build builds part l for inputs of the given shapes (batch -1).
-func build(l layers.Layer, shapes ...ops.Shape) error {
-	_, err := layers.OutputShape(l, shapes)
-	return err
-}
-
 // TokenAndPositionEmbedding is the tutorial's layer: the sum of a token
 // embedding and a position embedding.
 //
@@ -63,8 +14,8 @@ func build(l layers.Layer, shapes ...ops.Shape) error {
 //	        self.token_emb = layers.Embedding(input_dim=vocab_size, output_dim=embed_dim)
 //	        self.pos_emb = layers.Embedding(input_dim=maxlen, output_dim=embed_dim)
 type TokenAndPositionEmbedding struct {
-	composite
-	tokenEmb, posEmb *layers.Embedding
+	layers.Base
+	tokenEmb, posEmb *layers.Embedding // tracked, as Keras tracks attributes
 }
 
 // NewTokenAndPositionEmbedding makes the layer for sequences of maxLen
@@ -75,16 +26,7 @@ func NewTokenAndPositionEmbedding(maxLen, vocab, embedDim int) *TokenAndPosition
 		posEmb:   layers.NewEmbedding(maxLen, embedDim),
 	}
 	l.Base = layers.NewBase("TokenAndPositionEmbedding")
-	l.parts = []layers.Layer{l.tokenEmb, l.posEmb}
 	return l
-}
-
-// Build builds both embeddings.
-func (l *TokenAndPositionEmbedding) Build(in []ops.Shape) error {
-	if err := build(l.tokenEmb, in[0]); err != nil {
-		return err
-	}
-	return build(l.posEmb, ops.Shape{-1})
 }
 
 // Call is
@@ -103,8 +45,8 @@ func (l *TokenAndPositionEmbedding) Call(in []ops.Tensor, training bool) ops.Ten
 	for i := range ids {
 		ids[i] = float32(i)
 	}
-	positions := l.posEmb.Call([]ops.Tensor{x.Trace().Constant(ops.Shape{maxLen}, ids)}, training)
-	e := l.tokenEmb.Call([]ops.Tensor{x}, training)
+	positions := layers.Call(l.posEmb, training, x.Trace().Constant(ops.Shape{maxLen}, ids))
+	e := layers.Call(l.tokenEmb, training, x)
 	return ops.Add(e, ops.BroadcastTo(positions, e.Shape()))
 }
 
@@ -122,7 +64,7 @@ func (l *TokenAndPositionEmbedding) Call(in []ops.Tensor, training bool) ops.Ten
 //	        self.dropout1 = layers.Dropout(rate)
 //	        self.dropout2 = layers.Dropout(rate)
 type TransformerBlock struct {
-	composite
+	layers.Base
 	att                    *layers.MultiHeadAttention
 	ffn1, ffn2             *layers.Dense
 	layernorm1, layernorm2 *layers.LayerNormalization
@@ -143,26 +85,7 @@ func NewTransformerBlock(embedDim, numHeads, ffDim int, rate float64) *Transform
 		ffDim:      ffDim,
 	}
 	l.Base = layers.NewBase("TransformerBlock")
-	l.parts = []layers.Layer{l.att, l.ffn1, l.ffn2, l.layernorm1, l.layernorm2, l.dropout1, l.dropout2}
 	return l
-}
-
-// Build builds the parts for inputs (batch, steps, embed_dim).
-func (l *TransformerBlock) Build(in []ops.Shape) error {
-	s := in[0]
-	hidden := append(s[:len(s)-1].Clone(), l.ffDim)
-	for _, b := range []struct {
-		l  layers.Layer
-		in []ops.Shape
-	}{
-		{l.att, []ops.Shape{s, s}}, {l.dropout1, []ops.Shape{s}}, {l.layernorm1, []ops.Shape{s}},
-		{l.ffn1, []ops.Shape{s}}, {l.ffn2, []ops.Shape{hidden}}, {l.dropout2, []ops.Shape{s}}, {l.layernorm2, []ops.Shape{s}},
-	} {
-		if err := build(b.l, b.in...); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Call is
@@ -175,12 +98,11 @@ func (l *TransformerBlock) Build(in []ops.Shape) error {
 //	    ffn_output = self.dropout2(ffn_output)
 //	    return self.layernorm2(out1 + ffn_output)
 func (l *TransformerBlock) Call(in []ops.Tensor, training bool) ops.Tensor {
-	one := func(x ops.Tensor) []ops.Tensor { return []ops.Tensor{x} }
 	inputs := in[0]
-	attn := l.att.Call([]ops.Tensor{inputs, inputs}, training)
-	attn = l.dropout1.Call(one(attn), training)
-	out1 := l.layernorm1.Call(one(ops.Add(inputs, attn)), training)
-	ffn := l.ffn2.Call(one(l.ffn1.Call(one(out1), training)), training)
-	ffn = l.dropout2.Call(one(ffn), training)
-	return l.layernorm2.Call(one(ops.Add(out1, ffn)), training)
+	attn := layers.Call(l.att, training, inputs, inputs)
+	attn = layers.Call(l.dropout1, training, attn)
+	out1 := layers.Call(l.layernorm1, training, ops.Add(inputs, attn))
+	ffn := layers.Call(l.ffn2, training, layers.Call(l.ffn1, training, out1))
+	ffn = layers.Call(l.dropout2, training, ffn)
+	return layers.Call(l.layernorm2, training, ops.Add(out1, ffn))
 }

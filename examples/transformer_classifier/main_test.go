@@ -43,7 +43,7 @@ func TestOrderTask(t *testing.T) {
 	}
 }
 
-// The custom layers expose their parts' weights: the embedding tables,
+// The custom layers' parts are tracked from their fields: the embedding tables,
 // and the attention, feed-forward and normalization weights (keras.io's
 // model has 20000*32 + 200*32 and 4*(32*2*32 + 2*32) - 2*32 + 32 +
 // 32*32+32 + 32*32+32 + 4*32 parameters in them).
@@ -65,8 +65,13 @@ func TestCustomLayerWeights(t *testing.T) {
 	if got, want := count(NewTransformerBlock(32, 2, 32, 0.1), ops.Shape{-1, 200, 32}), mha+(32*32+32)*2+2*2*32; got != want {
 		t.Errorf("TransformerBlock: %d parameters, want %d", got, want)
 	}
-	if n := len(NewTransformerBlock(8, 2, 8, 0.1).SeedGenerators()); n != 0 {
+	b := NewTransformerBlock(8, 2, 8, 0.1)
+	if n := len(layers.SeedGenerators(b)); n != 0 {
 		t.Errorf("%d seed generators before Build", n)
+	}
+	count(b, ops.Shape{-1, 5, 8})
+	if n := len(layers.SeedGenerators(b)); n != 2 {
+		t.Errorf("%d seed generators after Build, want its two Dropouts'", n)
 	}
 }
 
