@@ -2,17 +2,14 @@
 
 package kernels
 
-// Without assembly the conversions use their pure-Go twins.
+// Without assembly the conversions use their pure-Go twins (on arm64 the
+// float32/bfloat16 ones have ASIMD assembly: convert_arm64.go).
 
 var (
 	hasAVX512BF16 = false
 	useBF16Asm    = false
 	useF16Asm     = false
 )
-
-func f32ToBF16(dst []uint16, src []float32, ftz bool) { f32ToBF16Generic(dst, src, ftz) }
-
-func bf16ToF32(dst []float32, src []uint16) { bf16ToF32Generic(dst, src) }
 
 func f32ToF16(dst []uint16, src []float32) { f32ToF16Generic(dst, src) }
 

@@ -58,7 +58,9 @@
 //	pack_amd64.s          gather-based transposing pack (AVX-512 / AVX2)
 //	blas1_amd64.s         AVX2+FMA Saxpy / Sdot
 //	kernel_arm64.go       stub + selection of the ASIMD kernel (arm64 && !noasm)
-//	sgemm_kernel_arm64.s  ASIMD 8x12 micro-kernel (FMLA by element), generated
+//	convert_arm64.go      float32/bfloat16 conversions (ASIMD)
+//	sgemm_kernel_arm64.s  ASIMD 8x12 micro-kernel (FMLA by element) and the
+//	                      bfloat16 conversions, generated
 //	                      by gen_asm_arm64.go (go run gen_asm_arm64.go)
 //	kernel_noasm.go       portable selection (!(amd64 || arm64) || noasm)
 //

@@ -135,8 +135,92 @@ TEXT ·sgemmKernel8x12NEON(SB), NOSPLIT, $0-72
 	}
 	p("RET")
 
+	s.WriteString(convertAsm())
 	if err := os.WriteFile("sgemm_kernel_arm64.s", []byte(s.String()), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// convertAsm returns the bfloat16 conversions, 16 values an iteration:
+// f32ToBF16NEON rounds as bf16Round (bf16RoundFTZ when ftz) on the bits
+// and keeps the upper halves (UZP2); bf16ToF32NEON interleaves zeros below
+// each bfloat16 (ZIP1/ZIP2). FCMEQ has no Go mnemonic: WORD encodings.
+func convertAsm() string {
+	var s strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&s, "\t"+format+"\n", args...) }
+	fcmeq := func(d, n int) {
+		p("WORD\t$0x%08x // FCMEQ V%d.4S, V%d.4S, V%d.4S", 0x4e20e400|n<<16|n<<5|d, d, n, n)
+	}
+	s.WriteString(`
+// func f32ToBF16NEON(dst *uint16, src *float32, n int, ftz bool)
+TEXT ·f32ToBF16NEON(SB), NOSPLIT, $0-25
+	MOVD	dst+0(FP), R0
+	MOVD	src+8(FP), R1
+	MOVD	n+16(FP), R2
+	MOVBU	ftz+24(FP), R3
+	LSR	$4, R2, R2
+`)
+	for _, c := range []struct {
+		reg int
+		v   uint32
+	}{{24, 1}, {25, 0x7fff}, {26, 0x00400000}, {27, 0x7f800000}, {28, 0x80000000}} {
+		p("MOVW\t$0x%x, R9", c.v)
+		p("VDUP\tR9, V%d.S4", c.reg)
+	}
+	p("CBNZ\tR3, ftzloop")
+	for _, ftz := range []bool{false, true} {
+		if ftz {
+			s.WriteString("ftzloop:\n")
+		} else {
+			s.WriteString("loop:\n")
+		}
+		p("VLD1.P\t64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]")
+		for g := 0; g < 4; g++ {
+			x, t, m := g, 4+g, 8+g
+			p("VUSHR\t$16, V%d.S4, V%d.S4", x, t)
+			p("VAND\tV24.B16, V%d.B16, V%d.B16", t, t)
+			p("VADD\tV25.S4, V%d.S4, V%d.S4", t, t)
+			p("VADD\tV%d.S4, V%d.S4, V%d.S4", x, t, t)    // u + 0x7fff + lsb
+			fcmeq(m, x)                                   // not NaN
+			p("VORR\tV26.B16, V%d.B16, V%d.B16", x, 12+g) // NaN made quiet
+			p("VBSL\tV%d.B16, V%d.B16, V%d.B16", 12+g, t, m)
+			if ftz { // zero exponent: the sign alone
+				p("VCMTST\tV27.S4, V%d.S4, V%d.S4", x, t)
+				p("VAND\tV28.B16, V%d.B16, V%d.B16", x, 12+g)
+				p("VBSL\tV%d.B16, V%d.B16, V%d.B16", 12+g, m, t)
+				p("VORR\tV%d.B16, V%d.B16, V%d.B16", t, t, m)
+			}
+		}
+		p("VUZP2\tV9.H8, V8.H8, V16.H8")
+		p("VUZP2\tV11.H8, V10.H8, V17.H8")
+		p("VST1.P\t[V16.H8, V17.H8], 32(R0)")
+		p("SUBS\t$1, R2, R2")
+		if ftz {
+			p("BNE\tftzloop")
+		} else {
+			p("BNE\tloop")
+		}
+		p("RET")
+	}
+	s.WriteString(`
+// func bf16ToF32NEON(dst *float32, src *uint16, n int)
+TEXT ·bf16ToF32NEON(SB), NOSPLIT, $0-24
+	MOVD	dst+0(FP), R0
+	MOVD	src+8(FP), R1
+	MOVD	n+16(FP), R2
+	LSR	$4, R2, R2
+	VEOR	V31.B16, V31.B16, V31.B16
+wloop:
+	VLD1.P	32(R1), [V0.H8, V1.H8]
+	VZIP1	V0.H8, V31.H8, V2.H8
+	VZIP2	V0.H8, V31.H8, V3.H8
+	VZIP1	V1.H8, V31.H8, V4.H8
+	VZIP2	V1.H8, V31.H8, V5.H8
+	VST1.P	[V2.S4, V3.S4, V4.S4, V5.S4], 64(R0)
+	SUBS	$1, R2, R2
+	BNE	wloop
+	RET
+`)
+	return s.String()
 }
