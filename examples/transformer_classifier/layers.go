@@ -69,7 +69,6 @@ type TransformerBlock struct {
 	ffn1, ffn2             *layers.Dense
 	layernorm1, layernorm2 *layers.LayerNormalization
 	dropout1, dropout2     *layers.Dropout
-	ffDim                  int
 }
 
 // NewTransformerBlock makes the block for embedDim features.
@@ -82,7 +81,6 @@ func NewTransformerBlock(embedDim, numHeads, ffDim int, rate float64) *Transform
 		layernorm2: layers.NewLayerNormalization(layers.WithEpsilon(1e-6)),
 		dropout1:   layers.NewDropout(rate),
 		dropout2:   layers.NewDropout(rate),
-		ffDim:      ffDim,
 	}
 	l.Base = layers.NewBase("TransformerBlock")
 	return l
