@@ -97,8 +97,11 @@ func TestUnpickleHugeIntegers(t *testing.T) {
 		var err error
 		_, took := measure(func() { _, _, err = LoadCIFAR10(isolated(t, Dir(dir))...) })
 		wantFormatError(t, err, filepath.Join(dir, "data_batch_"), "digits")
-		if took > 2*time.Second {
-			t.Errorf("%s: took %v", c.name, took)
+		// A bound on the order of growth, not a speed target: quadratic
+		// parsing of 10 million digits takes minutes, the linear refusal
+		// milliseconds; 2 s was passed on a loaded 2-core CI machine.
+		if took > 20*time.Second {
+			t.Errorf("%s: took %v (quadratic in the digits?)", c.name, took)
 		}
 	}
 	// Binary longs are decoded in linear time, but none of the files this
