@@ -239,6 +239,37 @@ def committed_generators(root, ran):
     return stale
 
 
+# Multi-step training trajectories (20 Fit steps of the seed CNN and ResNet,
+# keras.io's convnet, mixed_float16 steps, trained interop models): each
+# step's convolution gradients are summed by TensorFlow's CPU kernels in an
+# order that depends on the CPU's vector units, and training amplifies the
+# last-bit differences (seen: 3.9e-4 relative on a Skylake-SP AVX-512 machine
+# against vectors made on an AVX-512+AMX one). A changed script, version or
+# seed drifts by far more than this looser bound.
+TRAJECTORY_RTOL = 2e-3
+TRAJECTORY_FILES = (
+    "keras/testdata/whole_model/",
+    "keras/testdata/interop/cases.json",
+    "keras/testdata/interop/resnet.keras",
+    "keras/testdata/keras/mixed_float16.json",
+)
+
+
+# The trained ResNets (batch normalization after biased convolutions, whose
+# bias gradients are rounding noise) diverge further: conv biases of 1e-5 by
+# 10%, logits (about 0.1) by up to 3e-3. Still far below what another seed or script gives (O(1)).
+RESNET_FILES = ("keras/testdata/whole_model/resnet.npz", "keras/testdata/interop/resnet.keras")
+RESNET_RTOL, RESNET_ATOL = 5e-2, 1e-2
+
+
+def tol_for(rel, rtol, atol):
+    if rel.startswith(RESNET_FILES):
+        return max(rtol, RESNET_RTOL), max(atol, RESNET_ATOL)
+    if rel.startswith(TRAJECTORY_FILES):
+        return max(rtol, TRAJECTORY_RTOL), atol
+    return rtol, atol
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("generated")
@@ -255,7 +286,7 @@ def main():
             rel = os.path.relpath(path, gen_root)
             written.add(rel)
             ref = os.path.join(root, rel)
-            d = Drift(args.rtol, args.atol)
+            d = Drift(*tol_for(rel, args.rtol, args.atol))
             if not os.path.exists(ref):
                 d.err(rel, "generated but not committed")
             elif fn.endswith(".json"):
