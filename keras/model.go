@@ -359,14 +359,7 @@ func (m *Model) NonTrainableVariables() []*ops.Variable {
 }
 
 // GetWeights returns copies of all weights, as Keras' get_weights.
-func (m *Model) GetWeights() []*tensor.Dense {
-	ws := m.Weights()
-	out := make([]*tensor.Dense, len(ws))
-	for i, w := range ws {
-		out[i] = tensor.New(tensor.WithShape(w.Shape()...), tensor.WithBacking(w.Numpy()))
-	}
-	return out
-}
+func (m *Model) GetWeights() []*tensor.Dense { return layers.GetWeights(m.AsLayer()) }
 
 // SetWeights sets all weights from ws, in GetWeights' order. Every entry
 // must be non-nil with its weight's shape; nothing is assigned otherwise.

@@ -110,30 +110,25 @@ func (v *Variable) Assign(data []float32) error {
 // AssignAdd adds delta to every copy of the variable, as Keras'
 // variable.assign_add.
 func (v *Variable) AssignAdd(delta []float32) error {
-	if len(delta) != v.shape.Size() {
-		return fmt.Errorf("ops: assign_add to %q: %d values for shape %v", v.name, len(delta), v.shape)
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for _, c := range v.copies {
-		for i, d := range delta {
-			c[i] += d
-		}
-	}
-	return nil
+	return v.update("assign_add", delta, 1)
 }
 
 // AssignSub subtracts delta from every copy of the variable, as Keras'
 // variable.assign_sub.
 func (v *Variable) AssignSub(delta []float32) error {
+	return v.update("assign_sub", delta, -1)
+}
+
+// update adds sign*delta to every copy.
+func (v *Variable) update(op string, delta []float32, sign float32) error {
 	if len(delta) != v.shape.Size() {
-		return fmt.Errorf("ops: assign_sub to %q: %d values for shape %v", v.name, len(delta), v.shape)
+		return fmt.Errorf("ops: %s to %q: %d values for shape %v", op, v.name, len(delta), v.shape)
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, c := range v.copies {
 		for i, d := range delta {
-			c[i] -= d
+			c[i] += sign * d
 		}
 	}
 	return nil
