@@ -251,8 +251,18 @@ TRAJECTORY_FILES = (
     "keras/testdata/whole_model/",
     "keras/testdata/interop/cases.json",
     "keras/testdata/interop/resnet.keras",
-    "keras/testdata/keras/mixed_float16.json",
 )
+
+
+# float16 arithmetic (mixed_float16 Dense layers trained a step, then predicted):
+# oneDNN computes half-precision matmuls only on AVX-512 CPUs; elsewhere
+# TensorFlow falls back to Eigen, which rounds differently. The outputs then
+# differ by a few float16 ulps (seen on an AVX2-only AMD EPYC: 3.9e-4 on a
+# softmax output of 0.1756, 2.2e-3 relative, against vectors made with
+# oneDNN). Ten float16 epsilons (2^-10 each) bound that; a changed script or
+# seed moves these outputs by O(0.1).
+FLOAT16_RTOL = 1e-2
+FLOAT16_FILES = ("keras/testdata/keras/mixed_float16.json",)
 
 
 # The trained ResNets (batch normalization after biased convolutions, whose
@@ -265,6 +275,8 @@ RESNET_RTOL, RESNET_ATOL = 5e-2, 1e-2
 def tol_for(rel, rtol, atol):
     if rel.startswith(RESNET_FILES):
         return max(rtol, RESNET_RTOL), max(atol, RESNET_ATOL)
+    if rel.startswith(FLOAT16_FILES):
+        return max(rtol, FLOAT16_RTOL), atol
     if rel.startswith(TRAJECTORY_FILES):
         return max(rtol, TRAJECTORY_RTOL), atol
     return rtol, atol
