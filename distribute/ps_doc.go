@@ -9,6 +9,7 @@ package distribute
 //	s.RunReplicas(step)                    // worker (or chief): pull what the last push did not return, step (optimizer pushes gradients), assign changed non-trainables
 //	s.PullVariables(vars...) / s.PushVariables(vars...)   // chief: servers -> model (before saving), model -> servers (after restoring)
 //	s.OptimizerState() / s.SetOptimizerState(st)           // the servers' optimizer: config, iterations, slots per variable
+//	s.SetOptimizer(opt)                    // chief, custom loops: after Track, before scheduling (under TLS the servers take an optimizer only from the chief)
 //	c, _ := NewClusterCoordinator(s); f := c.Function("step", fn); ds := c.CreatePerWorkerDataset(newIter)
 //	rv, err := c.Schedule(f, ds.Iterator(), 0.5); v, err := rv.Fetch(); err = c.Join(); c.Done()
 //	s.Join()  // worker and ps tasks: serve until the chief's s.Close() shuts the cluster down (Model.Fit on a worker returns when the chief's Fit ends)

@@ -262,6 +262,23 @@ func (s *ParameterServerStrategy) PSPushOptimizer(opt any, vars []*ops.Variable)
 	return s.SetOptimizerState(st)
 }
 
+// SetOptimizer sets the servers' optimizer to opt (the chief's; its
+// config, step count and the slots it holds for the tracked variables):
+// a custom loop's chief calls it after Track and before scheduling steps,
+// as Model.Fit's chief does itself. Under TLS the servers take an
+// optimizer only from the chief; a worker's push before it fails. Without
+// TLS the first push would choose it, and SetOptimizer makes the choice
+// the chief's anyway.
+func (s *ParameterServerStrategy) SetOptimizer(opt optimizers.Optimizer) error {
+	if !s.IsCoordinator() {
+		return fmt.Errorf("distribute: ParameterServerStrategy.SetOptimizer: task %s:%d is not the chief; only the chief sets the servers' optimizer", s.taskType, s.taskID)
+	}
+	if opt == nil {
+		return fmt.Errorf("distribute: ParameterServerStrategy.SetOptimizer: nil optimizer")
+	}
+	return s.PSPushOptimizer(opt, s.TrackedVariables())
+}
+
 // slotOwner finds the variable of vars whose slot ov is (the longest name
 // that matches, as the servers do) and the slot's name.
 func slotOwner(optName string, vars []*ops.Variable, ov *ops.Variable) (name, slot string, ok bool) {

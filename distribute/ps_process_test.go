@@ -114,6 +114,9 @@ func killWorkerThenServer(t *testing.T, secure bool) {
 	if err := chief.Track(m.Weights()...); err != nil {
 		t.Fatal(err)
 	}
+	if err := chief.SetOptimizer(m.Optimizer()); err != nil {
+		t.Fatal(err)
+	}
 	coord, _ := distribute.NewClusterCoordinator(chief)
 	step := coord.Function("train", func(...any) (any, error) { return nil, errors.New("the chief runs no steps") })
 

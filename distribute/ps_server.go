@@ -248,6 +248,36 @@ func (p *psServer) optimizerLocked(cfg string) (optimizers.Optimizer, error) {
 	return nil, p.errorf(codes.FailedPrecondition, "the optimizer changed from %s to %s; the servers keep the first one's state (only its learning rate may change)", clip(p.optCfg), clip(cfg))
 }
 
+// mayChooseOptimizerLocked refuses, under TLS, a push from a worker that
+// would choose the servers' optimizer (none is set yet) or replace it by
+// another: the chief chooses it (its Fit sets it before any step; a
+// custom loop calls SetOptimizerState on the chief), so that a worker's
+// certificate, if stolen, cannot install an optimizer of its own (SGD
+// with a learning rate of 1e38). Without TLS a server cannot tell who
+// calls, and the first push chooses, as TensorFlow's servers do.
+func (p *psServer) mayChooseOptimizerLocked(ctx context.Context, cfg string) error {
+	if p.s == nil || p.s.tls == nil || p.s.limiter == nil || (cfg == p.optCfg && p.opt != nil) {
+		return nil
+	}
+	if _, task := p.s.limiter.peerOf(ctx); taskTypeOf(task) == "chief" {
+		return nil
+	}
+	if p.opt == nil {
+		return p.errorf(codes.FailedPrecondition, "push: the chief has not set the servers' optimizer yet; a worker may not choose it (the chief's Fit sets it before its first step; a custom loop calls SetOptimizer on the chief after Track, before scheduling steps)")
+	}
+	var old, m map[string]any
+	_ = json.Unmarshal([]byte(p.optCfg), &old)
+	if err := json.Unmarshal([]byte(cfg), &m); err != nil {
+		return p.errorf(codes.InvalidArgument, "optimizer config: %v", err)
+	}
+	oc, _ := old["config"].(map[string]any)
+	nc, _ := m["config"].(map[string]any)
+	if old["class_name"] != m["class_name"] || !sameExcept(oc, nc, "learning_rate") {
+		return p.errorf(codes.PermissionDenied, "push: a worker may not replace the servers' optimizer %s by %s: the chief chooses it", clip(p.optCfg), clip(cfg))
+	}
+	return nil
+}
+
 func sameExcept(a, b map[string]any, key string) bool {
 	if len(a) != len(b) {
 		return false
@@ -289,6 +319,9 @@ func (p *psServer) Push(ctx context.Context, req *psrpc.PushRequest) (*psrpc.Pul
 		}
 	}
 	if err := p.reserveAnswer(ctx, vars, "push"); err != nil {
+		return nil, err
+	}
+	if err := p.mayChooseOptimizerLocked(ctx, req.Optimizer); err != nil {
 		return nil, err
 	}
 	opt, err := p.optimizerLocked(req.Optimizer)

@@ -97,6 +97,11 @@ func setUpTasks(t testing.TB, c *inProcess) []*psTask {
 		if err := s.Track(m.Weights()...); err != nil {
 			t.Fatal(err)
 		}
+		if s.IsCoordinator() {
+			if err := s.SetOptimizer(m.Optimizer()); err != nil {
+				t.Fatal(err)
+			}
+		}
 		coord, err := distribute.NewClusterCoordinator(s)
 		if err != nil {
 			t.Fatal(err)

@@ -111,16 +111,20 @@ func (m *Model) fitPSChief(ps psStrategy, name string, train, val source, cfg Fi
 			}
 		}
 	}
-	// The servers start from the coordinator's weights: its initial ones,
-	// or those a callback restored (BackupAndRestore after a relaunch),
-	// with the restored optimizer state.
+	// The servers start from the coordinator's weights and optimizer: its
+	// initial ones, those a previous Fit pulled back, or those a callback
+	// restored (BackupAndRestore after a relaunch). The coordinator sets
+	// the optimizer before any worker pushes, so that under TLS the
+	// servers take an optimizer only from the chief.
 	if err := ps.PSPush(m.Weights()); err != nil {
 		return hist, fmt.Errorf("keras: Fit: pushing the weights to the parameter servers: %w", err)
 	}
-	if resumed {
-		if err := ps.PSPushOptimizer(m.optimizer, m.TrainableVariables()); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-			return hist, fmt.Errorf("keras: Fit: restoring the parameter servers' optimizer: %w", err)
+	if err := ps.PSPushOptimizer(m.optimizer, m.TrainableVariables()); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		what := "setting"
+		if resumed {
+			what = "restoring"
 		}
+		return hist, fmt.Errorf("keras: Fit: %s the parameter servers' optimizer: %w", what, err)
 	}
 	window := 2 * max(ps.PSWorkers(), 1) // steps in flight: enough to keep every worker busy
 	epochLogs := Logs{}

@@ -84,6 +84,13 @@ func runCustomLoop(strategy *distribute.ParameterServerStrategy, x, y, xTest, yT
 	if err := strategy.Track(model.Weights()...); err != nil {
 		return fmt.Errorf("custom loop: %w", err)
 	}
+	// The chief chooses the servers' optimizer (under TLS a worker may
+	// not), as the optimizer made under strategy.scope() in TensorFlow.
+	if strategy.IsCoordinator() {
+		if err := strategy.SetOptimizer(model.Optimizer()); err != nil {
+			return fmt.Errorf("custom loop: %w", err)
+		}
+	}
 
 	coordinator, err := distribute.NewClusterCoordinator(strategy)
 	if err != nil {
