@@ -2,6 +2,8 @@ package ops
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"strings"
 
 	"gorgonia.org/gorgonia"
@@ -12,7 +14,27 @@ import (
 // unknown dimension, usually the batch.
 type Shape []int
 
-// Size is the number of elements, the product of the dimensions.
+// CheckedSize is Size for shapes that come from outside (files, configs,
+// callers' arguments): ok is false when a dimension is negative or the
+// product overflows an int, where Size would wrap around.
+func (s Shape) CheckedSize() (n int, ok bool) {
+	n = 1
+	for _, d := range s {
+		if d < 0 {
+			return 0, false
+		}
+		hi, lo := bits.Mul64(uint64(n), uint64(d))
+		if hi != 0 || lo > math.MaxInt {
+			return 0, false
+		}
+		n = int(lo)
+	}
+	return n, true
+}
+
+// Size is the number of elements, the product of the dimensions. It does
+// not check for overflow (it is on every kernel's path); shapes from
+// outside go through CheckedSize first, as Trace.Input does.
 func (s Shape) Size() int {
 	n := 1
 	for _, d := range s {

@@ -121,6 +121,9 @@ func (tr *Trace) Input(name string, shape Shape) Tensor {
 			fail("Input", "%q: shape %v has a non-positive dimension", name, shape)
 		}
 	}
+	if _, ok := shape.CheckedSize(); !ok {
+		fail("Input", "%q: shape %v has more elements than an int counts", name, shape)
+	}
 	n := newInputNode(tr.g, tr.uniqueName("input:"+name), shape)
 	t := tr.wrap(n)
 	tr.inputs = append(tr.inputs, t)
