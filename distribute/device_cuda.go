@@ -11,6 +11,7 @@ import (
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/internal/cuda"
 	"github.com/gokeras/gokeras/internal/gpuexec"
+	"github.com/gokeras/gokeras/internal/logging"
 )
 
 // physicalGPUs lists the GPUs the driver sees.
@@ -66,7 +67,7 @@ func noGPUs() {
 		if os.Getenv("GOKERAS_REQUIRE_GPU") == "1" {
 			log.Fatalf("distribute: built with cuda but no GPU is usable (%v), and GOKERAS_REQUIRE_GPU=1 forbids mirroring over CPUs", err)
 		}
-		log.Printf("distribute: built with cuda but no GPU is usable (%v): mirroring over CPUs", err)
+		logging.Warnf("distribute: built with cuda but no GPU is usable (%v): mirroring over CPUs", err)
 	})
 }
 

@@ -3,9 +3,9 @@ package distribute
 import (
 	"errors"
 	"fmt"
-	"log"
 
 	"github.com/gokeras/gokeras/datasets"
+	"github.com/gokeras/gokeras/internal/logging"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -187,7 +187,7 @@ func (d *DistributedDataset) WithOptions(opts InputOptions) *DistributedDataset 
 	case AutoShardAuto, AutoShardData, AutoShardOff:
 	case AutoShardFile:
 		if c.in.workers > 1 && !c.fromFunc {
-			log.Printf("distribute: AutoShardPolicy FILE: gokeras datasets are not read from files; sharding by data (DATA) instead")
+			logging.Warnf("distribute: AutoShardPolicy FILE: gokeras datasets are not read from files; sharding by data (DATA) instead")
 		}
 	default:
 		if c.err == nil {

@@ -4,10 +4,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"log"
 	"os"
 	"sync"
 
+	"github.com/gokeras/gokeras/internal/logging"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 )
@@ -151,7 +151,7 @@ var warnOnce sync.Once
 // exposes.
 func warnInsecure(task, addr string) {
 	warnOnce.Do(func() {
-		log.Printf("distribute: WARNING: ParameterServerStrategy %s (%s) runs WITHOUT TLS: any process that can reach the cluster's ports can read every variable (the model), overwrite them, set the optimizer, run the registered functions on the workers and shut every task down. Give each task a certificate of the cluster's CA ($%s, $%s, $%s or the ClusterTLS option; make them with `go run ./tools/pscerts`, see docs/security.md), or keep the cluster on a network only it can reach.",
+		logging.Warnf("distribute: ParameterServerStrategy %s (%s) runs WITHOUT TLS: any process that can reach the cluster's ports can read every variable (the model), overwrite them, set the optimizer, run the registered functions on the workers and shut every task down. Give each task a certificate of the cluster's CA ($%s, $%s, $%s or the ClusterTLS option; make them with `go run ./tools/pscerts`, see docs/security.md), or keep the cluster on a network only it can reach.",
 			task, addr, EnvTLSCA, EnvTLSCert, EnvTLSKey)
 	})
 }

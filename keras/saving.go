@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"path/filepath"
 
+	"github.com/gokeras/gokeras/internal/logging"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -67,8 +67,9 @@ const (
 )
 
 // warnf reports what Keras reports as warnings (a model loaded without its
-// compile configuration). A variable so that tests can observe it.
-var warnf = log.Printf
+// compile configuration) through the gokeras logger ([SetLogger], else
+// slog.Default).
+var warnf = logging.Warnf
 
 func (m *Model) notBuilt() error {
 	return fmt.Errorf("model %s is not built yet, so it has no weights: give its first layer an input shape (layers.WithInputShape), or call Fit or Predict first", m.name)

@@ -5,13 +5,13 @@ package gpuexec
 import (
 	"errors"
 	"fmt"
-	"log"
 	"regexp"
 	"strconv"
 
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/internal/cuda/kernels"
 	"github.com/gokeras/gokeras/internal/cudnn"
+	"github.com/gokeras/gokeras/internal/logging"
 	"github.com/gokeras/gokeras/ops"
 	"gorgonia.org/cu"
 )
@@ -100,7 +100,7 @@ func buildConv(x *Exec, st *engine.PlanStep, shapes []ops.Shape) (launchFn, bool
 	if errors.Is(err, cudnn.ErrNoAlgorithm) {
 		// cuDNN has no exact-FP32 (or deterministic) algorithm for this
 		// layout: the CPU kernel runs it (and its family, sameFamily).
-		log.Printf("gpuexec: %s %v: no cuDNN algorithm fits, it runs on the CPU (%v)", st.Kind, shapesOf(shapes, st.Ins), err)
+		logging.Warnf("gpuexec: %s %v: no cuDNN algorithm fits, it runs on the CPU (%v)", st.Kind, shapesOf(shapes, st.Ins), err)
 		return nil, false, nil
 	}
 	if err != nil {

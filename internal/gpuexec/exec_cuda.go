@@ -5,7 +5,6 @@ package gpuexec
 import (
 	"errors"
 	"fmt"
-	"log"
 	"math"
 	"os"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/internal/cuda"
 	"github.com/gokeras/gokeras/internal/cuda/kernels"
+	"github.com/gokeras/gokeras/internal/logging"
 	"github.com/gokeras/gokeras/ops"
 	"gorgonia.org/cu"
 )
@@ -107,7 +107,7 @@ func NewExec(p cuda.Placement) (*Exec, error) {
 		if os.Getenv("GOKERAS_REQUIRE_GPU") == "1" {
 			return nil, fmt.Errorf("gpuexec: our CUDA kernels did not load (GOKERAS_REQUIRE_GPU=1): %w", err)
 		}
-		log.Printf("gpuexec: our CUDA kernels did not load, their ops run on the CPU: %v", err)
+		logging.Warnf("gpuexec: our CUDA kernels did not load, their ops run on the CPU: %v", err)
 	} else {
 		x.kernelsOK = true
 	}
@@ -285,7 +285,7 @@ func (x *Exec) prepare(p *engine.Program) (*prog, error) {
 			}
 		}
 		st := x.Rep.Stats()
-		log.Printf("gpuexec: %s logical %d: program of %d steps, %d on the CPU %v; device memory in use %.1f MiB, peak %.1f MiB, held %.1f MiB",
+		logging.Infof("gpuexec: %s logical %d: program of %d steps, %d on the CPU %v; device memory in use %.1f MiB, peak %.1f MiB, held %.1f MiB",
 			cuda.DeviceName(x.Rep.Place.Device), x.Rep.Place.Logical, len(pl.Steps), len(fb), fb,
 			float64(st.InUse)/(1<<20), float64(st.Peak)/(1<<20), float64(st.Reserved)/(1<<20))
 	}
@@ -329,7 +329,7 @@ func safeBuild(b builder, x *Exec, st *engine.PlanStep, shapes []ops.Shape) (l l
 	defer func() {
 		if r := recover(); r != nil {
 			if verbose {
-				log.Printf("gpuexec: no GPU kernel for %s: %v", st.Kind, r)
+				logging.Infof("gpuexec: no GPU kernel for %s: %v", st.Kind, r)
 			}
 			l, ok, err = nil, false, nil
 		}
@@ -415,7 +415,7 @@ func (x *Exec) run(pr *prog, rc ops.ReplicaContext, inputs []ops.Value) ([]ops.V
 				pr.noGraph = true
 				msg := fmt.Sprintf("gpuexec: %s logical %d: CUDA graph capture of a program of %d steps failed, replaying it op by op: %v",
 					cuda.DeviceName(x.Rep.Place.Device), x.Rep.Place.Logical, len(pl.Steps), err)
-				log.Print(msg)
+				logging.Warnf("%s", msg)
 				x.mu.Lock()
 				x.graphFailures = append(x.graphFailures, msg)
 				x.mu.Unlock()

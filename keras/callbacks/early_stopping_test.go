@@ -94,8 +94,8 @@ func TestEarlyStoppingMissingMonitorWarns(t *testing.T) {
 	m := model(t, 1, nil)
 	es := NewEarlyStopping()
 	drive(t, es, m, "loss", 1, 1, 1)
-	if es.StoppedEpoch != 0 || len(*warns) != 3 || !strings.Contains((*warns)[0], `"val_loss" which is not available. Available metrics are: loss`) {
-		t.Errorf("stopped %d, warnings %q", es.StoppedEpoch, *warns)
+	if es.StoppedEpoch != 0 || len(warns()) != 3 || !strings.Contains(warns()[0], `"val_loss" which is not available. Available metrics are: loss`) {
+		t.Errorf("stopped %d, warnings %q", es.StoppedEpoch, warns())
 	}
 }
 

@@ -1,12 +1,12 @@
 package callbacks
 
 import (
-	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"reflect"
-	"sync"
 	"testing"
 
+	"github.com/gokeras/gokeras/internal/logging/logtest"
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/losses"
@@ -78,16 +78,19 @@ func logs(kv ...any) keras.Logs {
 	return out
 }
 
-// captureWarnings records warnf's messages for the test.
-func captureWarnings(t *testing.T) *[]string {
-	var mu sync.Mutex
-	var got []string
-	old := warnf
-	warnf = func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, fmt.Sprintf(format, args...))
+// captureWarnings records what gokeras logs for the rest of the test,
+// through a slog handler as a program's keras.SetLogger would; the
+// function it returns gives the messages so far and fails the test if one
+// was not a warning.
+func captureWarnings(t *testing.T) func() []string {
+	rec := logtest.Capture(t)
+	return func() []string {
+		t.Helper()
+		for _, r := range rec.All() {
+			if r.Level != slog.LevelWarn {
+				t.Errorf("%q logged at %v, want WARN", r.Message, r.Level)
+			}
+		}
+		return rec.Messages()
 	}
-	t.Cleanup(func() { warnf = old })
-	return &got
 }

@@ -96,8 +96,8 @@ func TestModelCheckpointSaveBestOnly(t *testing.T) {
 	dir = t.TempDir()
 	mc = NewModelCheckpoint(filepath.Join(dir, "{epoch}.keras"), SaveBestOnly(true))
 	drive(t, mc, m, "loss", 0.5)
-	if len(files(t, dir)) != 0 || len(*warns) != 1 || !strings.Contains((*warns)[0], "val_loss available, skipping") {
-		t.Errorf("files %v warnings %q", files(t, dir), *warns)
+	if len(files(t, dir)) != 0 || len(warns()) != 1 || !strings.Contains(warns()[0], "val_loss available, skipping") {
+		t.Errorf("files %v warnings %q", files(t, dir), warns())
 	}
 }
 

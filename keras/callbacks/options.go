@@ -3,12 +3,12 @@ package callbacks
 import (
 	"fmt"
 	"io"
-	"log"
 	"math"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/gokeras/gokeras/internal/logging"
 	"github.com/gokeras/gokeras/keras"
 )
 
@@ -215,8 +215,9 @@ func frequency(class, key string, v any, batchOK bool) (int, error) {
 }
 
 // warnf reports what Keras reports as warnings (a monitored quantity
-// missing from the logs). A variable so that tests can observe it.
-var warnf = log.Printf
+// missing from the logs) through the gokeras logger (keras.SetLogger,
+// else slog.Default).
+var warnf = logging.Warnf
 
 // maximizes resolves mode "auto" from the monitored quantity's name.
 func maximizes(monitor, mode string) bool {

@@ -3,12 +3,12 @@ package optimizers
 import (
 	"errors"
 	"fmt"
-	"log"
 	"math"
 	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/gokeras/gokeras/internal/logging"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -59,9 +59,9 @@ type slotIniter interface {
 	slotInit(slot string) float32
 }
 
-// warnf reports variables without gradients, once per trace, as Keras warns.
-// A variable so that tests can observe it.
-var warnf = log.Printf
+// warnf reports variables without gradients, once per trace, as Keras
+// warns, through the gokeras logger (keras.SetLogger, else slog.Default).
+var warnf = logging.Warnf
 
 // base is the machinery every optimizer shares: per-replica step counts,
 // slot variables, clipping, weight decay and the hooks.

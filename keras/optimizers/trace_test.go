@@ -2,12 +2,14 @@ package optimizers
 
 import (
 	"fmt"
+	"log/slog"
 	"math"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/internal/logging/logtest"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -122,16 +124,13 @@ func TestApplyGradientsAdamTraceAndNoneGradient(t *testing.T) {
 	if !grads[1].IsNone() {
 		t.Fatal("expected a none gradient for the unused variable")
 	}
-	var warned string
-	saved := warnf
-	warnf = func(format string, args ...any) { warned = fmt.Sprintf(format, args...) }
-	defer func() { warnf = saved }()
+	rec := logtest.Capture(t) // through slog, as keras.SetLogger routes it
 	opt := NewAdam(LearningRate(0.1))
 	if err := opt.ApplyGradients(grads, vars); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(warned, "dense/bias") {
-		t.Errorf("warning %q does not name the variable without gradient", warned)
+	if w := rec.Matching("gradients do not exist"); len(w) != 1 || w[0].Level != slog.LevelWarn || !strings.Contains(w[0].Message, "dense/bias") {
+		t.Errorf("warnings %+v, want one at WARN naming the variable without gradient", rec.All())
 	}
 	p, err := engine.Compile(tr, []ops.Tensor{loss})
 	if err != nil {
