@@ -20,9 +20,11 @@ import (
 )
 
 // customLoopConfig sets the loop's sizes; zero fields take the tutorial's
-// values (4 epochs of 20 steps, batches of 64, RMSprop at 0.1).
+// values (4 epochs of 20 steps, batches of 64, RMSprop at 0.1, 2000
+// synthetic training examples).
 type customLoopConfig struct {
 	Epochs, StepsPerEpoch, Batch int
+	Examples                     int // of the synthetic data, when runCustomLoop gets none
 	LearningRate                 float64
 	Seed                         uint64
 	Print                        func(format string, args ...any) // nil: fmt.Printf
@@ -41,6 +43,9 @@ func (c *customLoopConfig) defaults() {
 	if c.LearningRate <= 0 {
 		c.LearningRate = 0.1
 	}
+	if c.Examples <= 0 {
+		c.Examples = 2000
+	}
 	if c.Print == nil {
 		c.Print = func(format string, args ...any) { fmt.Printf(format, args...) }
 	}
@@ -56,7 +61,7 @@ func (c *customLoopConfig) defaults() {
 func runCustomLoop(strategy *distribute.ParameterServerStrategy, x, y, xTest, yTest *tensor.Dense, cfg customLoopConfig) error {
 	cfg.defaults()
 	if x == nil {
-		x, y = customLoopData(2000, cfg.Seed)
+		x, y = customLoopData(cfg.Examples, cfg.Seed)
 		xTest, yTest = customLoopData(500, cfg.Seed+1)
 	}
 	if x.Shape().Dims() != 2 || y.Shape().Dims() != 2 || x.Shape()[0] != y.Shape()[0] {

@@ -8,6 +8,13 @@ import (
 // its own synthetic data; the flags given on the command line override its
 // defaults.
 func customLoop(c config, strategy *distribute.ParameterServerStrategy, _ data) error {
+	return runCustomLoop(strategy, nil, nil, nil, nil, customLoopSettings(c))
+}
+
+// customLoopSettings is the custom loop's configuration from the flags
+// given on the command line; -limit N trains on N synthetic examples and,
+// without -steps-per-epoch, at most one pass over them per epoch.
+func customLoopSettings(c config) customLoopConfig {
 	cfg := customLoopConfig{Seed: uint64(c.seed)}
 	if c.set["epochs"] {
 		cfg.Epochs = c.epochs
@@ -21,5 +28,12 @@ func customLoop(c config, strategy *distribute.ParameterServerStrategy, _ data) 
 	if c.set["learning-rate"] {
 		cfg.LearningRate = c.learningRate
 	}
-	return runCustomLoop(strategy, nil, nil, nil, nil, cfg)
+	if c.limit > 0 {
+		cfg.defaults()
+		cfg.Examples = min(cfg.Examples, c.limit)
+		if !c.set["steps-per-epoch"] {
+			cfg.StepsPerEpoch = min(cfg.StepsPerEpoch, passSteps(cfg.Examples, cfg.Batch))
+		}
+	}
+	return cfg
 }

@@ -85,9 +85,9 @@ func main() {
 	flag.StringVar(&c.workingDir, "working-dir", "", "the tutorial's callbacks under this directory: TensorBoard (log), ModelCheckpoint (ckpt.keras) and BackupAndRestore (backup, unless -backup-dir)")
 	flag.IntVar(&c.epochs, "epochs", 0, "training epochs (default: 2 for seed, 3 for cnn)")
 	flag.IntVar(&c.fineTuneEpochs, "fine-tune-epochs", 0, "after training, a second Fit of this many epochs at a tenth of the learning rate (fine-tuning: every task calls Fit twice)")
-	flag.IntVar(&c.steps, "steps-per-epoch", 0, "steps per epoch, each one batch on one worker (default: 20 for seed, 900 for cnn)")
+	flag.IntVar(&c.steps, "steps-per-epoch", 0, "steps per epoch, each one batch on one worker (default: 20 for seed, 900 for cnn; with -limit at most one pass over the N examples)")
 	flag.IntVar(&c.batch, "batch-size", 64, "batch size of one step (per replica with -strategy mirrored)")
-	flag.IntVar(&c.limit, "limit", 0, "use only the first N training examples (0: all)")
+	flag.IntVar(&c.limit, "limit", 0, "use only the first N training examples (0: all; the seed's and the custom loop's synthetic data too)")
 	flag.IntVar(&c.replicas, "replicas", 2, "with -strategy mirrored: replicas (logical CPUs)")
 	flag.IntVar(&c.perExec, "steps-per-execution", 10, "Keras' steps_per_execution, as the tutorial compiles: steps per scheduled call on a worker")
 	flag.IntVar(&c.evalBatch, "eval-batch-size", 256, "batch size of the chief's evaluation")
@@ -130,6 +130,11 @@ func defaults(c *config) error {
 	default:
 		return fmt.Errorf("-model %q: want seed or cnn", c.model)
 	}
+	if c.limit > 0 && !c.set["steps-per-epoch"] {
+		// An epoch is at most one pass over the examples -limit leaves
+		// (the default 900 steps of 64 are one pass over Fashion-MNIST).
+		c.steps = min(c.steps, passSteps(c.limit, c.batch))
+	}
 	if c.strategy != "ps" && c.strategy != "mirrored" {
 		return fmt.Errorf("-strategy %q: want ps or mirrored", c.strategy)
 	}
@@ -141,6 +146,10 @@ func defaults(c *config) error {
 	}
 	return nil
 }
+
+// passSteps is the number of batches of batch examples in one pass over
+// n examples (the last one partial).
+func passSteps(n, batch int) int { return (n + batch - 1) / batch }
 
 func or(v, d int) int {
 	if v == 0 {
@@ -154,7 +163,8 @@ type data struct{ xTrain, yTrain, xTest, yTest *tensor.Dense }
 
 func loadData(c config) (data, error) {
 	if c.model == "seed" {
-		// The snippet's random regression data, the same on every task.
+		// The snippet's random regression data, the same on every task
+		// (its first -limit rows).
 		r := rand.New(rand.NewPCG(uint64(c.seed), 5))
 		mk := func(n, d int) *tensor.Dense {
 			v := make([]float32, n*d)
@@ -163,10 +173,22 @@ func loadData(c config) (data, error) {
 			}
 			return tensor.New(tensor.WithShape(n, d), tensor.WithBacking(v))
 		}
-		return data{mk(1000, 5), mk(1000, 1), mk(200, 5), mk(200, 1)}, nil
+		xTrain, yTrain, xTest, yTest := mk(1000, 5), mk(1000, 1), mk(200, 5), mk(200, 1)
+		if c.limit > 0 && c.limit < 1000 {
+			xTrain = firstRows(xTrain, c.limit)
+			yTrain = firstRows(yTrain, c.limit)
+		}
+		return data{xTrain, yTrain, xTest, yTest}, nil
 	}
 	xTrain, yTrain, xTest, yTest, err := exampledata.Load(c.dataset, c.dataDir, c.limit)
 	return data{xTrain, yTrain, xTest, yTest}, err
+}
+
+// firstRows returns the first n rows of the matrix t (a copy).
+func firstRows(t *tensor.Dense, n int) *tensor.Dense {
+	cols := t.Shape()[1]
+	v := append([]float32(nil), t.Data().([]float32)[:n*cols]...)
+	return tensor.New(tensor.WithShape(n, cols), tensor.WithBacking(v))
 }
 
 // buildModel makes and compiles the model in strategy's scope.
