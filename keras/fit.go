@@ -212,7 +212,7 @@ func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
 	if err != nil {
 		return ops.Tensor{}, err
 	}
-	if err := m.optimizer.ApplyGradients(grads, vars); err != nil {
+	if err := m.applyGradients(grads, vars); err != nil { // fit_distribution.go
 		return ops.Tensor{}, err
 	}
 	return loss, nil

@@ -1,0 +1,25 @@
+package keras
+
+import (
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// gradientApplier is implemented by strategies that keep weights and
+// optimizer state sharded over their devices (distribute/distribution's
+// ModelParallel and DataParallel): the default train step hands them the
+// gradients and the model's optimizer instead of calling its
+// ApplyGradients, which would make full-size slots on every device. keras
+// does not import them; the interface is the whole contract.
+type gradientApplier interface {
+	ApplyGradients(opt optimizers.Optimizer, grads []ops.Tensor, vars []*ops.Variable) error
+}
+
+// applyGradients is the default train step's update: the strategy's
+// sharded one where it has it, else the optimizer's.
+func (m *Model) applyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
+	if ga, ok := m.strategy.(gradientApplier); ok {
+		return ga.ApplyGradients(m.optimizer, grads, vars)
+	}
+	return m.optimizer.ApplyGradients(grads, vars)
+}
