@@ -175,6 +175,7 @@ func (c *cfgReader) common() []layers.Option {
 			opts = append(opts, o)
 		}
 	}
+	opts = append(opts, c.activityRegularizer()...) // registry_more_layers_constraints.go
 	return opts
 }
 
@@ -303,7 +304,7 @@ func (c *cfgReader) kernelOptions() []layers.Option {
 	if r := c.regularizer("bias_regularizer"); r != nil {
 		opts = append(opts, layers.WithBiasRegularizer(r))
 	}
-	c.unsupported("activity_regularizer", "kernel_constraint", "bias_constraint")
+	opts = append(opts, c.weightOptions("kernel_constraint", "bias_constraint")...)
 	if c.int("lora_rank", 0) != 0 {
 		c.fail("lora_rank is not supported")
 	}
@@ -484,7 +485,7 @@ func init() {
 		if r := c.regularizer("bias_regularizer"); r != nil {
 			o = append(o, layers.WithBiasRegularizer(r))
 		}
-		c.unsupported("activity_regularizer", "depthwise_constraint", "bias_constraint")
+		o = append(o, c.weightOptions("depthwise_constraint", "bias_constraint")...)
 		return layers.NewDepthwiseConv2D(ks[0], o...)
 	})
 	builtin("Embedding", func(c *cfgReader, o []layers.Option) layers.Layer {
@@ -497,7 +498,7 @@ func init() {
 		if r := c.regularizer("embeddings_regularizer"); r != nil {
 			o = append(o, layers.WithEmbeddingsRegularizer(r))
 		}
-		c.unsupported("activity_regularizer", "embeddings_constraint")
+		o = append(o, c.weightOptions("embeddings_constraint")...)
 		if c.int("lora_rank", 0) != 0 {
 			c.fail("lora_rank is not supported")
 		}
@@ -593,7 +594,7 @@ func (c *cfgReader) normalization() []layers.Option {
 		o = append(o, layers.WithScale(c.bool("scale", true)))
 	}
 	c.defaultInitializers(map[string]string{"beta_initializer": "Zeros", "gamma_initializer": "Ones"})
-	c.unsupported("beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint")
+	o = append(o, c.weightOptions("beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint")...)
 	return o
 }
 

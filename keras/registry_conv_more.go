@@ -122,7 +122,7 @@ func init() {
 		if r := c.regularizer("bias_regularizer"); r != nil {
 			o = append(o, layers.WithBiasRegularizer(r))
 		}
-		c.unsupported("activity_regularizer", "depthwise_constraint", "pointwise_constraint", "bias_constraint")
+		o = append(o, c.weightOptions("depthwise_constraint", "pointwise_constraint", "bias_constraint")...)
 		return layers.NewSeparableConv2D(c.int("filters", 0), k, o...)
 	})
 	builtin("UpSampling2D", func(c *cfgReader, o []layers.Option) layers.Layer {

@@ -30,12 +30,12 @@ func Call(l Layer, training bool, inputs ...ops.Tensor) ops.Tensor {
 			panic(&ops.Error{Op: fmt.Sprintf("layer %q (%s)", l.Name(), l.ClassName()), Msg: err.Error()})
 		}
 	}
-	return policyCall(l, inputs, training) // its dtype policy, as Keras' __call__ autocasts
+	return withActivityLoss(l, policyCall(l, inputs, training)) // its dtype policy, as Keras' __call__ autocasts; activity_regularizer
 }
 
 // CallWithPolicy calls a built layer under its dtype policy (see [Call]),
 // without building or tracking it: what a model does for each node of its
 // graph.
 func CallWithPolicy(l Layer, training bool, inputs ...ops.Tensor) ops.Tensor {
-	return policyCall(l, inputs, training)
+	return withActivityLoss(l, policyCall(l, inputs, training)) // options_constraints.go
 }

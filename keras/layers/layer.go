@@ -287,6 +287,7 @@ func (b *Base) AddWeight(name string, shape ops.Shape, init Initializer, trainab
 		*b.budget -= n
 	}
 	v := ops.NewVariable(b.name+"/"+name, shape, init.Init(shape, b.rng), trainable && b.trainable)
+	reg = b.attachWeightOptions(name, v, reg) // options_constraints.go
 	b.weights = append(b.weights, v)
 	if !trainable {
 		if b.fixed == nil {
@@ -310,6 +311,7 @@ func (b *Base) baseConfig() map[string]any {
 		bs := append([]any{nil}, intsAny(b.cfg.inputShape)...)
 		m["batch_input_shape"] = bs
 	}
+	b.weightOptionsConfig(m) // options_constraints.go
 	return m
 }
 

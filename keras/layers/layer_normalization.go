@@ -116,7 +116,7 @@ func (l *LayerNormalization) GetConfig() map[string]any {
 	m["rms_scaling"] = false
 	m["beta_initializer"] = initName(nil, "Zeros")
 	m["gamma_initializer"] = initName(nil, "Ones")
-	m["beta_regularizer"] = nil
-	m["gamma_regularizer"] = nil
+	m["beta_regularizer"] = regConfig(l.cfg.ml.regs["beta"])
+	m["gamma_regularizer"] = regConfig(l.cfg.ml.regs["gamma"])
 	return m
 }

@@ -58,6 +58,8 @@ type config struct {
 	input inputConfig // options_input.go
 
 	attn attentionConfig // attention_options.go
+
+	ml moreLayersConfig // options_more_layers.go, options_constraints.go
 }
 
 func (c *config) mark(key string) { c.set[key] = true }
@@ -155,13 +157,14 @@ func WithDataFormat(f string) Option {
 }
 
 // common keys every layer takes.
-var commonKeys = []string{"name", "input_shape", "trainable", "data_format", "dtype"}
+var commonKeys = []string{"name", "input_shape", "trainable", "data_format", "dtype", "activity_regularizer"}
 
 func newConfig(class string, allowed []string, opts []Option) (*config, error) {
 	c := &config{set: map[string]bool{}, useBias: true, trainable: true, padding: "valid", maxValue: -1}
 	for _, o := range opts {
 		o(c)
 	}
+	allowed = withAllowedWeightOptions(class, allowed) // options_constraints.go
 	var bad []string
 	for k := range c.set {
 		if !slices.Contains(allowed, k) && !slices.Contains(commonKeys, k) {

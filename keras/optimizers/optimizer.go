@@ -492,6 +492,9 @@ func (b *base) update(r int, grads [][]float32, vars []*ops.Variable, slots [][]
 		}
 	}
 	b.updateEMA(r, b.publicIterations(t), vars) // options_common.go
+	for _, v := range vars {
+		ops.ApplyConstraint(v, r) // kernel_constraint= and the like, after the update as in Keras
+	}
 
 	b.mu.Lock()
 	b.iters[r] = t + 1
