@@ -146,6 +146,7 @@ func FuzzLoadModel(f *testing.F) {
 	// Written by Keras: a .keras archive and a legacy Keras 2 .h5 model.
 	f.Add(testdataSeed(f, "interop/two_io.keras"))
 	f.Add(testdataSeed(f, "interop/two_io_legacy.h5"))
+	f.Add(testdataSeed(f, "interop/nested_legacy_optimizer.h5")) // optimizer_weights (saving_legacy_h5_optimizer.go)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		name := "f.keras"
 		if bytes.HasPrefix(data, h5Signature) {

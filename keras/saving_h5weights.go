@@ -105,6 +105,13 @@ func decodeH5(r io.ReaderAt, size int64, lim hdf5.Limits) (*hdf5.Group, error) {
 // loaded when withOptimizer and the model has an optimizer; a count that
 // differs is a warning and leaves the optimizer as it is, as in Keras.
 func (m *Model) h5Restore(root *hdf5.Group, withOptimizer bool) (func() error, error) {
+	return m.h5RestoreEntries(root, withOptimizer, false)
+}
+
+// h5RestoreEntries is h5Restore, of the optimizer's variables alone when
+// optimizerOnly (a legacy .h5 file's optimizer_weights, whose layers'
+// weights were read by name before).
+func (m *Model) h5RestoreEntries(root *hdf5.Group, withOptimizer, optimizerOnly bool) (func() error, error) {
 	if withOptimizer && m.optimizer != nil {
 		if g, _, err := root.Lookup("optimizer/vars"); err == nil && g != nil {
 			// An optimizer that has not trained has no slots yet: make
@@ -123,6 +130,9 @@ func (m *Model) h5Restore(root *hdf5.Group, withOptimizer bool) (func() error, e
 	var assigns []func() error
 	consumed := map[*hdf5.Group]bool{}
 	for _, e := range entries {
+		if optimizerOnly && !e.optimizer {
+			continue
+		}
 		g, err := h5VarsGroup(root, e.varsPath())
 		if err != nil {
 			return nil, err

@@ -290,7 +290,7 @@ func TestInteropLoadKerasFiles(t *testing.T) {
 				var m *Model
 				var err error
 				switch kind {
-				case "keras", "legacy_model":
+				case "keras", "legacy_model", "legacy_model_optimizer":
 					m, err = LoadModel(path)
 				case "legacy_weights":
 					m = build(t)
@@ -329,28 +329,34 @@ func TestInteropContinueTraining(t *testing.T) {
 		if c.Continue == nil {
 			continue
 		}
-		n++
-		m, err := LoadModel(filepath.Join("testdata", "interop", c.Files["keras"]))
-		if err != nil {
-			t.Fatal(err)
+		kinds := []string{"keras"}
+		if c.Files["legacy_model_optimizer"] != "" {
+			kinds = append(kinds, "legacy_model_optimizer") // saving_legacy_h5_optimizer.go
 		}
-		xs, ys := make([]*tensor.Dense, len(c.Continue.X)), make([]*tensor.Dense, len(c.Continue.Y))
-		for i, a := range c.Continue.X {
-			xs[i] = a.dense()
-		}
-		for i, a := range c.Continue.Y {
-			ys[i] = a.dense()
-		}
-		var x, y any = xs, ys
-		if len(xs) == 1 {
-			x, y = xs[0], ys[0]
-		}
-		if _, err := m.Fit(x, y, FitConfig{Epochs: 1, BatchSize: xs[0].Shape()[0], NoShuffle: true, Verbose: VerboseSilent}); err != nil {
-			t.Fatal(err)
-		}
-		got := ioPredict(t, m, c.Inputs)
-		for i := range got {
-			ioClose(t, c.Name+" after one more step", got[i], c.Continue.Outputs[i])
+		for _, kind := range kinds {
+			n++
+			m, err := LoadModel(filepath.Join("testdata", "interop", c.Files[kind]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs, ys := make([]*tensor.Dense, len(c.Continue.X)), make([]*tensor.Dense, len(c.Continue.Y))
+			for i, a := range c.Continue.X {
+				xs[i] = a.dense()
+			}
+			for i, a := range c.Continue.Y {
+				ys[i] = a.dense()
+			}
+			var x, y any = xs, ys
+			if len(xs) == 1 {
+				x, y = xs[0], ys[0]
+			}
+			if _, err := m.Fit(x, y, FitConfig{Epochs: 1, BatchSize: xs[0].Shape()[0], NoShuffle: true, Verbose: VerboseSilent}); err != nil {
+				t.Fatal(err)
+			}
+			got := ioPredict(t, m, c.Inputs)
+			for i := range got {
+				ioClose(t, c.Name+" ("+c.Files[kind]+") after one more step", got[i], c.Continue.Outputs[i])
+			}
 		}
 	}
 	if n == 0 {

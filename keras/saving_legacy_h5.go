@@ -216,8 +216,17 @@ func loadLegacyH5Model(path string, c LoadConfig) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model_weights: %w", err)
 	}
+	applyOpt, err := m.legacyOptimizerRestore(root) // saving_legacy_h5_optimizer.go
+	if err != nil {
+		return nil, err
+	}
 	if err := apply(); err != nil {
 		return nil, err
+	}
+	if applyOpt != nil {
+		if err := applyOpt(); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }

@@ -18,8 +18,8 @@ import (
 // the attribute weight_names (trainable then non-trainable) and the
 // datasets at those paths below it. layer_names and weight_names are
 // fixed-length byte strings, as tf.keras 2 wrote them, which every
-// reader of the format decodes. The optimizer's state is not written
-// (Keras' include_optimizer=False): use a .keras file to keep it.
+// reader of the format decodes. The optimizer's state goes to
+// optimizer_weights as Keras writes it (saving_legacy_h5_optimizer.go).
 
 // legacyKerasVersion is what the root's keras_version attribute says.
 const legacyKerasVersion = "3.15.1"
@@ -68,6 +68,13 @@ func (m *Model) saveLegacyH5(file string) error {
 	mw.Attrs = append(mw.Attrs, fixedStrings("layer_names", names))
 	mw.Groups = append(mw.Groups, &hdf5.Group{Name: "top_level_model_weights", Attrs: []hdf5.Attr{fixedStrings("weight_names", nil)}})
 	root.Groups = append(root.Groups, mw)
+	og, err := m.legacyOptimizerGroup() // saving_legacy_h5_optimizer.go
+	if err != nil {
+		return fmt.Errorf("optimizer_weights: %w", err)
+	}
+	if og != nil {
+		root.Groups = append(root.Groups, og)
+	}
 	b, err := encodeH5(root)
 	if err != nil {
 		return err

@@ -309,6 +309,15 @@ def main():
             with h5py.File(p, "w") as f:
                 legacy_h5_format.save_weights_to_hdf5_group(f, model)
             files["legacy_weights"] = os.path.basename(p)
+        if name in CONTINUE:
+            # The legacy .h5 with the optimizer's state (Keras' default,
+            # include_optimizer=True): optimizer_weights, which gokeras
+            # resumes from as from the .keras file. (Keras 3.15.1's own
+            # loader cannot: it builds the optimizer for no variables and
+            # its next fit raises "Unknown variable".)
+            p = os.path.join(OUT, name + "_legacy_optimizer.h5")
+            legacy_h5_format.save_model_to_hdf5(model, p, include_optimizer=True)
+            files["legacy_model_optimizer"] = os.path.basename(p)
         case = {
             "name": name,
             "files": files,
