@@ -1,0 +1,58 @@
+package keras
+
+import (
+	"testing"
+
+	"github.com/gokeras/gokeras/keras/layers"
+)
+
+// TestMoreLayersRoundTrip: every class of registry_more_layers.go comes
+// back from its config.
+func TestMoreLayersRoundTrip(t *testing.T) {
+	layers.ClearSession()
+	seq := func() *layers.KerasTensor { return layers.Input([]int{6, 4}) }
+	img := func() *layers.KerasTensor { return layers.Input([]int{4, 4, 2}) }
+	vol := func() *layers.KerasTensor { return layers.Input([]int{3, 4, 3, 2}) }
+	cases := []struct {
+		l  layers.Layer
+		in []*layers.KerasTensor
+	}{
+		{layers.NewAverage(), []*layers.KerasTensor{seq(), seq(), seq()}},
+		{layers.NewSubtract(layers.WithName("sub")), []*layers.KerasTensor{seq(), seq()}},
+		{layers.NewMaximum(), []*layers.KerasTensor{seq(), seq()}},
+		{layers.NewMinimum(), []*layers.KerasTensor{seq(), seq()}},
+		{layers.NewDot([]int{2}, layers.WithNormalize(true)), []*layers.KerasTensor{seq(), seq()}},
+		{layers.NewDot([]int{1, 2}), []*layers.KerasTensor{layers.Input([]int{3, 5}), layers.Input([]int{4, 3})}},
+		{layers.NewGaussianNoise(0.2, layers.WithSeed(4)), []*layers.KerasTensor{seq()}},
+		{layers.NewGaussianDropout(0.3), []*layers.KerasTensor{seq()}},
+		{layers.NewAlphaDropout(0.1, layers.WithSeed(2)), []*layers.KerasTensor{seq()}},
+		{layers.NewSpatialDropout1D(0.2), []*layers.KerasTensor{seq()}},
+		{layers.NewSpatialDropout2D(0.2, layers.WithSeed(1)), []*layers.KerasTensor{img()}},
+		{layers.NewSpatialDropout3D(0.2), []*layers.KerasTensor{vol()}},
+		{layers.NewGroupNormalization(2, layers.WithEpsilon(0.01), layers.WithCenter(false),
+			layers.WithGammaInitializer(layers.Constant(2)), layers.WithGammaRegularizer(layers.L2(0.1)),
+			layers.WithGammaConstraint(layers.MaxNorm(1.5))), []*layers.KerasTensor{seq()}},
+		{layers.NewGroupNormalization(-1, layers.WithAxis(1), layers.WithBetaConstraint(layers.NonNeg()),
+			layers.WithBetaInitializer(layers.Ones()), layers.WithBetaRegularizer(layers.L1(0.2))), []*layers.KerasTensor{seq()}},
+		{layers.NewRMSNormalization(layers.WithEpsilon(1e-3)), []*layers.KerasTensor{seq()}},
+		{layers.NewRMSNormalization(layers.WithAxes(1, 2)), []*layers.KerasTensor{seq()}},
+		{layers.NewUnitNormalization(layers.WithAxes(-2, -1)), []*layers.KerasTensor{seq()}},
+		{layers.NewUnitNormalization(), []*layers.KerasTensor{seq()}},
+		{layers.NewZeroPadding1D(2, 0), []*layers.KerasTensor{seq()}},
+		{layers.NewZeroPadding3D([3][2]int{{1, 0}, {2, 2}, {0, 1}}), []*layers.KerasTensor{vol()}},
+		{layers.NewCropping1D(1, 2), []*layers.KerasTensor{seq()}},
+		{layers.NewCropping3D([3][2]int{{1, 0}, {1, 2}, {0, 1}}), []*layers.KerasTensor{vol()}},
+		{layers.NewUpSampling1D(3), []*layers.KerasTensor{seq()}},
+		{layers.NewUpSampling3D(2, 1, 3), []*layers.KerasTensor{vol()}},
+	}
+	covered := map[string]bool{}
+	for _, c := range cases {
+		roundTrip(t, c.l, c.in...)
+		covered[c.l.ClassName()] = true
+	}
+	for _, class := range moreLayers {
+		if !covered[class] {
+			t.Errorf("registered class %s is not tested", class)
+		}
+	}
+}
