@@ -48,7 +48,7 @@ func main() {
 	epochs := flag.Int("epochs", 30, "training epochs")
 	batchSize := flag.Int("batch-size", 32, "batch size")
 	seed := flag.Int64("seed", 0, "random seed for the questions, weights and shuffling")
-	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch")
+	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch (1 and 2 also print the peak RSS)")
 	steps := flag.Int("steps", 0, "batches per epoch (0: the whole training set)")
 	samples := flag.Int("show", 10, "validation questions to print after each epoch")
 	flag.Parse()
@@ -195,6 +195,9 @@ func run(size, epochs, batchSize int, seed int64, verbose, steps, show int) erro
 		if err := showSamples(model, qs[split:], as[split:], show, rng); err != nil {
 			return err
 		}
+	}
+	if verbose != keras.VerboseSilent {
+		cli.PrintPeakRSS(os.Stdout)
 	}
 	fmt.Printf("final val_accuracy: %.4f\n", last)
 	return nil

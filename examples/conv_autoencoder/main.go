@@ -52,7 +52,7 @@ func main() {
 	flag.IntVar(&s.limit, "limit", 0, "use only the first N training examples (0: all)")
 	flag.IntVar(&s.testLimit, "test-limit", 0, "use only the first N test examples (0: all)")
 	flag.Int64Var(&s.seed, "seed", 0, "random seed for weights, noise and shuffling")
-	flag.IntVar(&s.verbose, "verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch")
+	flag.IntVar(&s.verbose, "verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch (1 and 2 also print the peak RSS)")
 	flag.Float64Var(&s.noiseFactor, "noise-factor", 0.4, "standard deviation of the Gaussian noise added to the images")
 	flag.StringVar(&s.out, "out", "denoised.png", "write noisy, denoised and clean test images to this PNG (empty: none)")
 	flag.IntVar(&s.images, "images", 10, "test images in the PNG")
@@ -136,6 +136,9 @@ func run(s settings) error {
 			return err
 		}
 		fmt.Printf("wrote %s: %d noisy (top), denoised (middle) and clean (bottom) test images\n", s.out, n)
+	}
+	if s.verbose != keras.VerboseSilent {
+		cli.PrintPeakRSS(os.Stdout)
 	}
 	// The noise's own loss, for scale: binary crossentropy of the noisy
 	// images as predictions of the clean ones.

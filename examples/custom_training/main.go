@@ -37,9 +37,10 @@ func main() {
 	dataset := flag.String("dataset", "fashion_mnist", "fashion_mnist or mnist")
 	dataDir := flag.String("data", "", "directory holding the dataset files")
 	ckptDir := flag.String("checkpoint-dir", "", "where checkpoints go (default: a temporary directory)")
+	verbose := flag.Bool("verbose", false, "print the process's peak RSS before the test accuracy")
 	flag.Parse()
 	cli.MustCheck(cli.Positive("epochs", "replicas"), cli.NonNegative("limit"), cli.OutputDir("checkpoint-dir"), cli.OneOfStrings("dataset", cli.Datasets...))
-	if err := run(*replicas, *epochs, *limit, *seed, *dataset, *dataDir, *ckptDir); err != nil {
+	if err := run(*replicas, *epochs, *limit, *seed, *dataset, *dataDir, *ckptDir, *verbose); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -57,7 +58,7 @@ func createModel() (*keras.Model, error) {
 	)
 }
 
-func run(replicas, epochs, limit int, seed int64, dataset, dataDir, ckptDir string) error {
+func run(replicas, epochs, limit int, seed int64, dataset, dataDir, ckptDir string, verbose bool) error {
 	layers.SetRandomSeed(uint64(seed))
 	trainImages, trainLabels, testImages, testLabels, err := exampledata.Load(dataset, dataDir, limit)
 	if err != nil {
@@ -233,6 +234,9 @@ func run(replicas, epochs, limit int, seed int64, dataset, dataDir, ckptDir stri
 		return err
 	}
 	fmt.Printf("Accuracy after restoring the saved model without strategy: %.2f\n", evalAccuracy.Result()*100)
+	if verbose {
+		cli.PrintPeakRSS(os.Stdout)
+	}
 	fmt.Printf("test_accuracy: %.4f\n", evalAccuracy.Result())
 	return nil
 }

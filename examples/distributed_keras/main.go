@@ -34,7 +34,7 @@ func main() {
 	dataset := flag.String("dataset", "mnist", "mnist or fashion_mnist")
 	dataDir := flag.String("data", "", "directory holding the dataset files")
 	workDir := flag.String("dir", "", "where logs and checkpoints go (default: a temporary directory)")
-	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch")
+	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch (1 and 2 also print the peak RSS)")
 	flag.Parse()
 	cli.MustCheck(cli.Positive("epochs", "replicas"), cli.NonNegative("limit"), cli.OneOf("verbose", 0, 1, 2), cli.OutputDir("dir"), cli.OneOfStrings("dataset", cli.Datasets...))
 	if err := run(*replicas, *epochs, *limit, *seed, *dataset, *dataDir, *workDir, *verbose); err != nil {
@@ -144,6 +144,9 @@ func run(replicas, epochs, limit int, seed int64, dataset, dataDir, dir string, 
 	evalLoss, _ := logs.Get("loss")
 	evalAcc, _ := logs.Get("accuracy")
 	fmt.Printf("Eval loss: %.4f, Eval accuracy: %.4f\n", evalLoss, evalAcc)
+	if verbose != keras.VerboseSilent {
+		cli.PrintPeakRSS(os.Stdout)
+	}
 	fmt.Printf("test_accuracy: %.4f\n", evalAcc)
 	return nil
 }

@@ -61,7 +61,7 @@ func main() {
 	flag.IntVar(&c.globalBatch, "global-batch", 0, "global batch size (default: -batch-size times the workers); fixing it makes runs with different worker and replica counts the same computation")
 	flag.IntVar(&c.replicas, "replicas", 1, "local replicas per worker (logical CPUs when there is no GPU)")
 	flag.Int64Var(&c.seed, "seed", 0, "random seed for weights and shuffling")
-	flag.IntVar(&c.verbose, "verbose", keras.VerboseEpoch, "Fit verbosity on the chief, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch")
+	flag.IntVar(&c.verbose, "verbose", keras.VerboseEpoch, "Fit verbosity on the chief, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch (1 and 2 also print the chief's peak RSS)")
 	flag.StringVar(&c.backupDir, "backup-dir", "", "BackupAndRestore directory: a job started again after a failure resumes at the last completed epoch")
 	flag.BoolVar(&c.customLoop, "custom-loop", false, "train with the tutorial's custom training loop instead of Fit")
 	flag.Float64Var(&c.learningRate, "learning-rate", 0.001, "SGD learning rate (the tutorial's 0.001)")
@@ -192,6 +192,9 @@ func run(c config) error {
 	acc, err := testAccuracy(model, xTest, yTest)
 	if err != nil {
 		return err
+	}
+	if chief && c.verbose != keras.VerboseSilent {
+		cli.PrintPeakRSS(os.Stdout) // the chief's; every worker holds the same model and data
 	}
 	say("test_accuracy: %.4f\n", acc)
 	return nil

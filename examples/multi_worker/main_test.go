@@ -91,6 +91,9 @@ func TestStepsPerEpochWithLimit(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", c.args, err, out)
 		}
 		s := string(out)
+		if !strings.Contains(s, "peak RSS: ") {
+			t.Errorf("%s: -verbose 1 printed no peak RSS:\n%s", c.args, s)
+		}
 		if !strings.Contains(s, c.trained) {
 			t.Errorf("%s: want %q in\n%s", c.args, c.trained, s)
 		}

@@ -126,8 +126,9 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 // The chief's output passes through; the others' lines are prefixed with
 // their task. It returns the chief's exit status once every task has
 // ended: the chief shuts the cluster down when it is done, and tasks still
-// running 20 s after it are killed.
-func launchLocal(spec string, args []string, useTLS bool) int {
+// running 20 s after it are killed. With verbose it ends with every
+// task's peak RSS on stderr.
+func launchLocal(spec string, args []string, useTLS, verbose bool) int {
 	workers, nps, err := parseLaunch(spec)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "parameter_server:", err)
@@ -227,6 +228,9 @@ func launchLocal(spec string, args []string, useTLS bool) int {
 			<-t.done
 		}
 	}
+	if verbose {
+		fmt.Fprintf(os.Stderr, "launch: peak RSS %s\n", peakRSS(tasks))
+	}
 	if chiefErr != nil {
 		var ee *exec.ExitError
 		if errors.As(chiefErr, &ee) && ee.ExitCode() > 0 {
@@ -235,6 +239,23 @@ func launchLocal(spec string, args []string, useTLS bool) int {
 		return 1
 	}
 	return 0
+}
+
+// peakRSS lists the peak resident set size of every ended task, as its
+// rusage says ("chief 0 412 MB, worker 0 380 MB, ..."; "?" where the
+// system does not say).
+func peakRSS(tasks []*task) string {
+	var parts []string
+	for _, t := range tasks {
+		mb := "?"
+		if t.cmd.ProcessState != nil {
+			if b, ok := maxRSSBytes(t.cmd.ProcessState); ok {
+				mb = fmt.Sprintf("%d MB", b>>20)
+			}
+		}
+		parts = append(parts, t.String()+" "+mb)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func killAll(tasks []*task) {

@@ -92,7 +92,7 @@ func main() {
 	flag.IntVar(&c.perExec, "steps-per-execution", 10, "Keras' steps_per_execution, as the tutorial compiles: steps per scheduled call on a worker")
 	flag.IntVar(&c.evalBatch, "eval-batch-size", 256, "batch size of the chief's evaluation")
 	flag.Int64Var(&c.seed, "seed", 1, "random seed for weights and shuffling")
-	flag.IntVar(&c.verbose, "verbose", keras.VerboseEpoch, "Fit verbosity on the chief, as Keras' verbose")
+	flag.IntVar(&c.verbose, "verbose", keras.VerboseEpoch, "Fit verbosity on the chief, as Keras' verbose (1 and 2 also print the chief's peak RSS, and -launch-local every task's on stderr at the end)")
 	flag.Float64Var(&c.learningRate, "learning-rate", 0, "learning rate (default: SGD 0.01 for seed, Adam 0.001 for cnn)")
 	flag.DurationVar(&c.connectTimeout, "connect-timeout", 30*time.Second, "how long a task waits for the parameter servers to answer when it starts")
 	flag.BoolVar(&c.customLoop, "custom-loop", false, "the tutorial's custom training loop with a ClusterCoordinator instead of Fit")
@@ -107,7 +107,7 @@ func main() {
 		os.Exit(2)
 	}
 	if c.launch != "" {
-		os.Exit(launchLocal(c.launch, os.Args[1:], c.tls))
+		os.Exit(launchLocal(c.launch, os.Args[1:], c.tls, c.verbose != keras.VerboseSilent))
 	}
 	if err := run(c); err != nil {
 		log.Fatal(err)
@@ -324,6 +324,9 @@ func report(c config, model *keras.Model, d data) error {
 	logs, err := model.Evaluate(d.xTest, d.yTest, keras.EvaluateConfig{BatchSize: c.evalBatch, Verbose: keras.VerboseSilent})
 	if err != nil {
 		return err
+	}
+	if c.verbose != keras.VerboseSilent {
+		cli.PrintPeakRSS(os.Stdout)
 	}
 	fmt.Printf("test_loss: %.4f\n", logs["loss"])
 	if l := logs["loss"]; math.IsNaN(l) || math.IsInf(l, 0) {

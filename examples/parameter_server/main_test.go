@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -134,6 +135,14 @@ func TestLaunchLocalSeed(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in the output:\n%s", want, out)
 		}
+	}
+	// -verbose (2 by default): the chief's peak RSS (its lines are the
+	// unprefixed ones), and the launcher's line of every task's.
+	if !regexp.MustCompile(`(?m)^peak RSS: [1-9][0-9]* MB$`).MatchString(out) {
+		t.Errorf("the chief printed no peak RSS:\n%s", out)
+	}
+	if runtime.GOOS == "linux" && !regexp.MustCompile(`launch: peak RSS ps 0 [1-9][0-9]* MB, worker 0 [1-9][0-9]* MB, worker 1 [1-9][0-9]* MB, chief 0 [1-9][0-9]* MB`).MatchString(out) {
+		t.Errorf("no launcher line of every task's peak RSS:\n%s", out)
 	}
 	if strings.Contains(out, "ended:") || strings.Contains(out, "killed") {
 		t.Errorf("a task did not end cleanly:\n%s", out)

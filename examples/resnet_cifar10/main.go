@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/gokeras/gokeras/datasets"
 	"github.com/gokeras/gokeras/distribute"
@@ -40,7 +41,7 @@ func main() {
 	testLimit := flag.Int("test-limit", 0, "use only the first N test examples (0: all)")
 	seed := flag.Int64("seed", 0, "random seed for weights and shuffling")
 	dataDir := flag.String("data", "", "directory holding cifar-10-batches-bin or cifar-10-batches-py")
-	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch")
+	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch (1 and 2 also print the peak RSS)")
 	summary := flag.Bool("summary", true, "print the model summary")
 	shuffleBuffer := flag.Int("shuffle-buffer", 0, "shuffle buffer in examples (0: the whole training set, as Keras' fit on arrays)")
 	initName := flag.String("init", "keras", "weight initialisation: keras (the tutorial: Keras' defaults) or torch (PyTorch's defaults, as the PyTorch reference)")
@@ -149,6 +150,9 @@ func run(replicas, epochs, batchSize, limit, testLimit int, seed int64, dataDir 
 		return nil, err
 	}
 	acc, _ := logs.Get("accuracy")
+	if verbose != keras.VerboseSilent {
+		cli.PrintPeakRSS(os.Stdout)
+	}
 	fmt.Printf("test_accuracy: %.4f\n", acc)
 	return hist, nil
 }

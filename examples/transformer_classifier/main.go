@@ -67,7 +67,7 @@ func main() {
 	flag.IntVar(&s.steps, "steps", 0, "batches per epoch (0: the whole training set)")
 	flag.IntVar(&s.trainSize, "train", 25000, "generated training sequences (-data synthetic)")
 	flag.IntVar(&s.valSize, "val", 5000, "generated validation sequences (-data synthetic)")
-	flag.IntVar(&s.verbose, "verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch")
+	flag.IntVar(&s.verbose, "verbose", keras.VerboseBar, "Fit verbosity, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch (1 and 2 also print the peak RSS)")
 	flag.Int64Var(&s.seed, "seed", 0, "random seed for the generated data, the weights and the shuffling")
 	flag.Parse()
 	cli.MustCheck(cli.Positive("vocab", "epochs", "batch-size", "train", "val"), cli.NonNegative("maxlen"), cli.NonNegative("steps"), cli.OneOf("verbose", 0, 1, 2))
@@ -117,6 +117,9 @@ func run(s settings) (float64, error) {
 		return 0, errors.New("transformer_classifier: no val_accuracy in the history")
 	}
 	last := acc[len(acc)-1]
+	if s.verbose != keras.VerboseSilent {
+		cli.PrintPeakRSS(os.Stdout)
+	}
 	fmt.Printf("final val_accuracy: %.4f\n", last)
 	return last, nil
 }

@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/gokeras/gokeras/examples/internal/cli"
 	"github.com/gokeras/gokeras/examples/internal/exampledata"
@@ -31,12 +32,15 @@ func main() {
 	batchSize := flag.Int("batch-size", 64, "batch size")
 	limit := flag.Int("limit", 0, "use only the first N training images (0: all)")
 	seed := flag.Int64("seed", 0, "random seed for weights and shuffling")
-	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity: 0 silent, 1 progress bar, 2 one line per epoch")
+	verbose := flag.Int("verbose", keras.VerboseBar, "Fit verbosity: 0 silent, 1 progress bar, 2 one line per epoch (1 and 2 also print the peak RSS)")
 	flag.Parse()
 	cli.MustCheck(cli.Positive("epochs", "batch-size"), cli.NonNegative("limit"), cli.OneOf("verbose", 0, 1, 2))
 	loss, err := run(*dataDir, *epochs, *batchSize, *limit, *seed, *verbose)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *verbose != keras.VerboseSilent {
+		cli.PrintPeakRSS(os.Stdout)
 	}
 	fmt.Printf("loss: %.4f\n", loss)
 }
