@@ -77,8 +77,10 @@ func (c *common) DataShards(shape []int) ([]distribute.Block, error) {
 // NumReplicasInSync implements engine.Strategy: one replica per device.
 func (c *common) NumReplicasInSync() int { return c.mesh.Size() }
 
-// RunReplicas implements engine.Strategy (strategy.go).
-func (c *common) RunReplicas(fn func(rc ops.ReplicaContext) error) error { return c.run.runReplicas(fn) }
+// RunReplicas implements engine.Strategy (runner.go).
+func (c *common) RunReplicas(fn func(rc ops.ReplicaContext) error) error {
+	return c.run.runReplicas(fn)
+}
 
 // Scope implements [Interface]. It also enters the distribution's strategy
 // scope, so models and variables made inside belong to it; entering it

@@ -374,3 +374,57 @@ func TestScopeAndSetDistribution(t *testing.T) {
 		t.Errorf("SetDistribution(nil) left a distribution or %d scopes", distribute.ScopeDepth())
 	}
 }
+
+// TestModelParallelEvaluatesAndPredictsAsOneDevice: after training under
+// a 2x2 ModelParallel, Evaluate and Predict (the gathered weights on every
+// device, each its rows) give what one device gives with those weights.
+func TestModelParallelEvaluatesAndPredictsAsOneDevice(t *testing.T) {
+	x, y := tokens(13, 8)
+	mp, err := distribution.NewModelParallel(layoutMap(t, mesh(t, 2, 2)), "batch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := train(t, mp, x, y, 5)
+	layers.SetRandomSeed(1)
+	plain, err := keras.NewSequential(smallModel()...)
+	if err == nil {
+		err = plain.Compile(keras.CompileConfig{Optimizer: "adam", Loss: losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true))})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.Build(5); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.SetWeights(got.model.GetWeights()); err != nil {
+		t.Fatal(err)
+	}
+	pg, err := got.model.Predict(x, keras.PredictConfig{BatchSize: 5, Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp, err := plain.Predict(x, keras.PredictConfig{BatchSize: 5, Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := pg.Data().([]float32), pp.Data().([]float32)
+	if len(a) != len(b) || len(a) != 13*4 {
+		t.Fatalf("predictions of %d and %d values, want %d", len(a), len(b), 13*4)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("prediction %d: %v under ModelParallel, %v on one device", i, a[i], b[i])
+		}
+	}
+	eg, err := got.model.Evaluate(x, y, keras.EvaluateConfig{BatchSize: 5, Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := plain.Evaluate(x, y, keras.EvaluateConfig{BatchSize: 5, Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(eg["loss"]-ep["loss"]) > 1e-6 {
+		t.Errorf("Evaluate loss %v under ModelParallel, %v on one device", eg["loss"], ep["loss"])
+	}
+}

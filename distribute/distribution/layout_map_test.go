@@ -25,9 +25,9 @@ type layoutMapVectors struct {
 	Cases []struct {
 		Keys    [][]json.RawMessage `json:"keys"`
 		Lookups []struct {
-			Path  string    `json:"path"`
+			Path  string     `json:"path"`
 			Axes  *[]*string `json:"axes"`
-			Error string    `json:"error"`
+			Error string     `json:"error"`
 		} `json:"lookups"`
 	} `json:"cases"`
 	SetErrors []struct {

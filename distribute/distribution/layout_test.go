@@ -16,9 +16,9 @@ type jaxShardVectors struct {
 		AxisNames []string `json:"axis_names"`
 		Devices   []string `json:"devices"`
 		Variables []struct {
-			Path   string      `json:"path"`
-			Shape  []int       `json:"shape"`
-			Axes   []*string   `json:"axes"`
+			Path   string     `json:"path"`
+			Shape  []int      `json:"shape"`
+			Axes   []*string  `json:"axes"`
 			Blocks [][][2]int `json:"blocks"`
 		} `json:"variables"`
 		Data    jaxTensor   `json:"data"`
@@ -27,10 +27,10 @@ type jaxShardVectors struct {
 }
 
 type jaxTensor struct {
-	Shape  []int       `json:"shape"`
-	Axes   []*string   `json:"axes"`
+	Shape  []int      `json:"shape"`
+	Axes   []*string  `json:"axes"`
 	Blocks [][][2]int `json:"blocks"`
-	Error  string      `json:"error"`
+	Error  string     `json:"error"`
 }
 
 // sameBlocks compares our per-device blocks with JAX's [lo, hi] pairs.

@@ -20,17 +20,14 @@ type runner struct {
 	coll *distribute.ShardCollective
 	mu   sync.Mutex // one step at a time
 
-	stMu   sync.Mutex
-	vars   map[*ops.Variable]*shardedVar
-	opts   map[any]*shardedOptimizer
-	zeros  [][][]float32 // per device: zero gradients for a device without rows
-	layout func(path string, shape []int) (*TensorLayout, error)
+	stMu sync.Mutex
+	vars map[*ops.Variable]*shardedVar
+	opts map[any]*shardedOptimizer
 }
 
 func newRunner(d Interface) *runner {
 	return &runner{d: d, coll: distribute.NewShardCollective(d.base().mesh.Size()),
-		vars: map[*ops.Variable]*shardedVar{}, opts: map[any]*shardedOptimizer{},
-		zeros: make([][][]float32, d.base().mesh.Size())}
+		vars: map[*ops.Variable]*shardedVar{}, opts: map[any]*shardedOptimizer{}}
 }
 
 // runReplicas calls fn once per device, concurrently, and waits. A device
