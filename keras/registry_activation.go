@@ -21,7 +21,7 @@ func init() {
 		return layers.NewELU(o...)
 	})
 	builtin("PReLU", func(c *cfgReader, o []layers.Option) layers.Layer {
-		c.unsupported("alpha_constraint")
+		o = append(o, c.weightOptions("alpha_constraint")...) // registry_more_layers_constraints.go
 		if i := c.initializer("alpha_initializer", "Zeros"); i != nil {
 			o = append(o, layers.WithAlphaInitializer(i))
 		}

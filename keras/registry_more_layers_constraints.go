@@ -64,6 +64,10 @@ func (c *cfgReader) weightOptions(keys ...string) []layers.Option {
 			o = append(o, layers.WithKernelConstraint(cs))
 		case "bias_constraint":
 			o = append(o, layers.WithBiasConstraint(cs))
+		case "recurrent_constraint":
+			o = append(o, layers.WithRecurrentConstraint(cs))
+		case "alpha_constraint":
+			o = append(o, layers.WithAlphaConstraint(cs))
 		case "depthwise_constraint":
 			o = append(o, layers.WithDepthwiseConstraint(cs))
 		case "pointwise_constraint":

@@ -80,6 +80,12 @@ func TestWeightOptionsRoundTrip(t *testing.T) {
 		{layers.NewLayerNormalization(layers.WithGammaRegularizer(layers.L2(0.1)), layers.WithBetaConstraint(layers.MaxNorm(1))),
 			seq(), []string{"beta"}},
 		{layers.NewFlatten(layers.WithActivityRegularizer(layers.L1(0.5))), seq(), nil},
+		{layers.NewLSTM(2, layers.WithKernelConstraint(layers.MaxNorm(1)), layers.WithRecurrentConstraint(layers.UnitNorm()),
+			layers.WithBiasConstraint(layers.NonNeg())), seq(), []string{"kernel", "recurrent_kernel", "bias"}},
+		{layers.NewGRU(2, layers.WithRecurrentConstraint(layers.MaxNorm(2, 0, 1))), seq(), []string{"recurrent_kernel"}},
+		{layers.NewSimpleRNN(2, layers.WithKernelConstraint(layers.NonNeg()), layers.WithActivityRegularizer(layers.L2(0.1))),
+			seq(), []string{"kernel"}},
+		{layers.NewPReLU(layers.WithAlphaConstraint(layers.NonNeg())), seq(), []string{"alpha"}},
 	}
 	for _, c := range cases {
 		got := roundTrip(t, c.l, c.in)
@@ -107,9 +113,11 @@ func TestWeightOptionsRoundTrip(t *testing.T) {
 			t.Errorf("kernel_constraint %v: %v", bad, err)
 		}
 	}
-	// A class that has no such weight refuses the key.
-	if _, err := LayerFromConfig("LSTM", map[string]any{"units": 2.0, "kernel_constraint": "non_neg"}); err == nil {
-		t.Error("LSTM with kernel_constraint loaded")
+	// A class whose constraints are not supported yet refuses the key
+	// rather than dropping it.
+	_, err := LayerFromConfig("MultiHeadAttention", map[string]any{"num_heads": 2.0, "key_dim": 2.0, "kernel_constraint": "non_neg"})
+	if err == nil || !strings.Contains(err.Error(), "kernel_constraint") {
+		t.Errorf("MultiHeadAttention with kernel_constraint: %v", err)
 	}
 }
 

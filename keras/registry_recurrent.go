@@ -125,7 +125,7 @@ func (c *cfgReader) cellOptions() []layers.Option {
 			}
 		}
 	}
-	c.unsupported("recurrent_constraint")
+	o = append(o, c.weightOptions("recurrent_constraint")...) // registry_more_layers_constraints.go
 	return o
 }
 

@@ -272,7 +272,7 @@ func TestRecurrentConfigErrors(t *testing.T) {
 		{"RNN", map[string]any{"cell": []any{}}, "cell"},
 		{"GRU", map[string]any{"units": 2, "implementation": 3}, "implementation"},
 		{"LSTM", map[string]any{"units": -1}, "units"},
-		{"LSTM", map[string]any{"units": 2, "recurrent_constraint": map[string]any{"class_name": "NonNeg"}}, "recurrent_constraint"},
+		{"LSTM", map[string]any{"units": 2, "recurrent_constraint": map[string]any{"class_name": "Clip"}}, "recurrent_constraint"},
 		{"TimeDistributed", map[string]any{"layer": map[string]any{"class_name": "Nope", "config": map[string]any{}}}, "Nope"},
 		{"RepeatVector", map[string]any{"n": 0}, "positive"},
 	} {

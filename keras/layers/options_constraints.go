@@ -28,12 +28,25 @@ var weightOptionKeys = map[string][]string{
 	"Embedding":          {"embeddings_constraint"},
 	"BatchNormalization": {"gamma_constraint", "beta_constraint", "gamma_regularizer", "beta_regularizer"},
 	"LayerNormalization": {"gamma_constraint", "beta_constraint", "gamma_regularizer", "beta_regularizer"},
+	"PReLU":              {"alpha_constraint"},
+	// The recurrent layers share their config with their cell, which
+	// makes the weights.
+	"LSTM":          recurrentConstraintKeys,
+	"GRU":           recurrentConstraintKeys,
+	"SimpleRNN":     recurrentConstraintKeys,
+	"LSTMCell":      recurrentConstraintKeys,
+	"GRUCell":       recurrentConstraintKeys,
+	"SimpleRNNCell": recurrentConstraintKeys,
 }
+
+var recurrentConstraintKeys = []string{"kernel_constraint", "recurrent_constraint", "bias_constraint"}
 
 // weightOfKey is the weight each key's constraint or regularizer goes to.
 var weightOfKey = map[string]string{
 	"kernel_constraint":     "kernel",
 	"bias_constraint":       "bias",
+	"recurrent_constraint":  "recurrent_kernel",
+	"alpha_constraint":      "alpha",
 	"depthwise_constraint":  "depthwise_kernel",
 	"pointwise_constraint":  "pointwise_kernel",
 	"embeddings_constraint": "embeddings",
@@ -73,11 +86,21 @@ func weightRegularizer(key string, r Regularizer) Option {
 }
 
 // WithKernelConstraint projects the kernel after every optimizer update
-// (Keras' kernel_constraint=): Dense, the convolutions, EinsumDense.
+// (Keras' kernel_constraint=): Dense, the convolutions, the recurrent
+// layers.
 func WithKernelConstraint(c Constraint) Option { return weightConstraint("kernel_constraint", c) }
 
 // WithBiasConstraint projects the bias after every optimizer update.
 func WithBiasConstraint(c Constraint) Option { return weightConstraint("bias_constraint", c) }
+
+// WithRecurrentConstraint projects a recurrent layer's recurrent kernel
+// after every optimizer update.
+func WithRecurrentConstraint(c Constraint) Option {
+	return weightConstraint("recurrent_constraint", c)
+}
+
+// WithAlphaConstraint projects PReLU's slopes after every optimizer update.
+func WithAlphaConstraint(c Constraint) Option { return weightConstraint("alpha_constraint", c) }
 
 // WithDepthwiseConstraint projects DepthwiseConv2D's and SeparableConv2D's
 // depthwise kernel after every optimizer update.

@@ -64,7 +64,7 @@ func (l *PReLU) GetConfig() map[string]any {
 	m := l.baseConfig()
 	m["alpha_initializer"] = initName(l.cfg.act.alphaInit, "Zeros")
 	m["alpha_regularizer"] = regConfig(l.cfg.act.alphaReg)
-	m["alpha_constraint"] = nil
+	m["alpha_constraint"] = constraintConfig(l.cfg.ml.constraints["alpha"]) // options_constraints.go
 	if ax := l.cfg.act.sharedAxes; ax != nil {
 		v := make([]any, len(ax))
 		for i, a := range ax {

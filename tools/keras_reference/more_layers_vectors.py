@@ -222,7 +222,15 @@ def train_models():
     e = L.Flatten()(e)
     e = L.Dense(2, kernel_constraint=C.NonNeg())(e)
     emb = keras.Model(ids, e, name="constrained_embedding")
-    return [("seq", seq, (6, 3), False), ("cnn", cnn, (5, 5, 2), False), ("embedding", emb, (4,), True)]
+    steps = keras.Input((5, 3))
+    r = L.LSTM(4, return_sequences=True, kernel_constraint=C.MaxNorm(0.6), recurrent_constraint=C.UnitNorm(),
+               bias_constraint=C.NonNeg(), activity_regularizer=R.L2(0.05))(steps)
+    r = L.PReLU(alpha_constraint=C.NonNeg(), alpha_initializer="ones")(r)
+    r = L.GRU(3, recurrent_constraint=C.MaxNorm(0.5, axis=[0, 1]), kernel_constraint=C.MinMaxNorm(0.1, 0.4))(r)
+    r = L.Dense(2)(r)
+    rnn = keras.Model(steps, r, name="constrained_rnn")
+    return [("seq", seq, (6, 3), False), ("cnn", cnn, (5, 5, 2), False), ("embedding", emb, (4,), True),
+            ("rnn", rnn, (5, 3), False)]
 
 
 def train_cases(rng):
