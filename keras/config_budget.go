@@ -79,6 +79,7 @@ var sizeKeys = map[string]bool{
 var shapeKeys = map[string]bool{
 	"batch_shape": true, "batch_input_shape": true, "shape": true, "input_shape": true,
 	"target_shape": true, "build_input_shape": true, "dims": true,
+	"newshape": true, // the Reshape operation (saving_nodes.go)
 }
 
 // budgetError is a size of a config beyond the tensor budget.

@@ -375,7 +375,9 @@ func init() {
 		return layers.NewFlatten(o...)
 	})
 	builtin("Dropout", func(c *cfgReader, o []layers.Option) layers.Layer {
-		c.unsupported("noise_shape")
+		if c.present("noise_shape") {
+			o = append(o, layers.WithNoiseShape(c.noneInts("noise_shape")...))
+		}
 		if c.present("seed") {
 			o = append(o, layers.WithSeed(int64(c.int("seed", 0))))
 		}

@@ -210,16 +210,24 @@ func (m *Model) functionalConfig() (map[string]any, error) {
 			continue
 		}
 		ns := calls[l]
+		switch x := l.(type) {
+		case *layers.MaskAttach:
+			continue // folded into its consumers' mask arguments (saving_nodes.go)
+		case *layers.Operation:
+			entries = append(entries, operationEntry(x, ns, tensorArg))
+			continue
+		}
 		e := layerEntry(l, nodeInputShape(ns[0]))
 		e["name"] = l.Name()
 		inbound := make([]any, len(ns))
 		for i, n := range ns {
+			inputs, masks := unmaskInputs(n.Inputs)
 			var args []any
-			if len(n.Inputs) == 1 {
-				args = []any{tensorArg(n.Inputs[0])}
+			if len(inputs) == 1 {
+				args = []any{tensorArg(inputs[0])}
 			} else {
-				list := make([]any, len(n.Inputs))
-				for j, in := range n.Inputs {
+				list := make([]any, len(inputs))
+				for j, in := range inputs {
 					list[j] = tensorArg(in)
 				}
 				args = []any{list}
@@ -230,6 +238,12 @@ func (m *Model) functionalConfig() (map[string]any, error) {
 			kwargs := map[string]any{}
 			if n.Training != nil {
 				kwargs["training"] = *n.Training
+			}
+			if masks != nil {
+				kwargs["mask"] = maskArg(masks, tensorArg)
+			}
+			if causalMask(l) {
+				kwargs["use_causal_mask"] = true
 			}
 			inbound[i] = map[string]any{"args": args, "kwargs": kwargs}
 		}
@@ -242,6 +256,9 @@ func (m *Model) functionalConfig() (map[string]any, error) {
 	}
 	outs := make([]any, len(m.outputs))
 	for i, o := range m.outputs {
+		if _, ok := o.Node().Layer.(*layers.MaskAttach); ok {
+			return nil, fmt.Errorf("output %d is a MaskAttach node's, which Keras has no layer for: output its first input", i)
+		}
 		outs[i] = ref(o)
 	}
 	return map[string]any{"name": m.name, "trainable": true, "layers": entries, "input_layers": ins, "output_layers": outs}, nil
@@ -510,62 +527,6 @@ func parseRefs(v any) ([]tensorRef, error) {
 	return out, nil
 }
 
-// nodeInputs reads the inputs of one inbound node: Keras 3's {"args":
-// [tensor or [tensors]], "kwargs": {}} or Keras 2's [[name, node, index,
-// kwargs], ...].
-func nodeInputs(node any) ([]tensorRef, error) {
-	var history func(x any) ([]tensorRef, error)
-	history = func(x any) ([]tensorRef, error) {
-		switch t := x.(type) {
-		case map[string]any:
-			c, _ := t["config"].(map[string]any)
-			r, err := parseRef(c["keras_history"])
-			return []tensorRef{r}, err
-		case []any:
-			var out []tensorRef
-			for _, e := range t {
-				rs, err := history(e)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, rs...)
-			}
-			return out, nil
-		}
-		return nil, fmt.Errorf("bad node argument %v", x)
-	}
-	switch n := node.(type) {
-	case map[string]any:
-		return history(n["args"])
-	case []any:
-		out := make([]tensorRef, len(n))
-		for i, x := range n {
-			r, err := parseRef(x)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = r
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("bad inbound node %v", node)
-}
-
-// nodeTraining reads the training argument of a Keras 3 inbound node
-// ({"args": ..., "kwargs": {"training": false}}); nil when the node has
-// none (or Keras 2's list form, whose kwargs gokeras does not keep).
-func nodeTraining(node any) *bool {
-	n, ok := node.(map[string]any)
-	if !ok {
-		return nil
-	}
-	kw, _ := n["kwargs"].(map[string]any)
-	if t, ok := kw["training"].(bool); ok {
-		return &t
-	}
-	return nil
-}
-
 func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, error) {
 	entries, _ := cfg["layers"].([]any)
 	type pendingCall struct {
@@ -576,9 +537,15 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 		// training: the node's kwargs "training", when it is a bool
 		// (`base(x, training=False)`).
 		training *bool
+		// nIn: the call's inputs are refs[:nIn]; masks[i], when not
+		// -1, is the index in refs of input i's mask (the node's mask
+		// argument, saving_nodes.go).
+		nIn   int
+		masks []int
 	}
 	tensors := map[tensorRef]*layers.KerasTensor{}
 	var pending []pendingCall
+	var err error
 	for i, e := range entries {
 		em, ok := e.(map[string]any)
 		if !ok {
@@ -606,17 +573,42 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 			tensors[tensorRef{name, 0, 0}] = kt
 			continue
 		}
+		nodes, _ := em["inbound_nodes"].([]any)
+		parsed := make([]parsedNode, len(nodes))
+		for j, n := range nodes {
+			if parsed[j], err = parseNode(n); err != nil {
+				return nil, fmt.Errorf("layer %q: node %d: %w", name, j, err)
+			}
+		}
+		if isOperationEntry(em) { // saving_nodes.go
+			op, err := operationFromEntry(class, name, lc, parsed)
+			if err != nil {
+				return nil, err
+			}
+			for j, p := range parsed {
+				pending = append(pending, pendingCall{layer: op, name: name, node: j, refs: p.refs, nIn: len(p.refs)})
+			}
+			continue
+		}
 		l, err := layerFromEntry(class, lc, budget)
 		if err != nil {
 			return nil, err
 		}
-		nodes, _ := em["inbound_nodes"].([]any)
-		for j, n := range nodes {
-			refs, err := nodeInputs(n)
+		causal := 0
+		for j, p := range parsed {
+			call, err := layerNodeCall(class, p)
 			if err != nil {
-				return nil, fmt.Errorf("layer %q: %w", name, err)
+				return nil, fmt.Errorf("layer %q: node %d: %w", name, j, err)
 			}
-			pending = append(pending, pendingCall{l, name, j + firstCallNodeOf(class), refs, nodeTraining(n)})
+			if call.causal {
+				causal++
+			}
+			pending = append(pending, pendingCall{l, name, j + firstCallNodeOf(class), p.refs, call.training, len(call.refs), call.masks})
+		}
+		if causal > 0 {
+			if err := setCausalMask(l, name, causal == len(parsed)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// Call layers once their inputs exist; a shared layer's later calls
@@ -624,10 +616,10 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 	for len(pending) > 0 {
 		var next []pendingCall
 		for _, p := range pending {
-			ins := make([]*layers.KerasTensor, len(p.refs))
+			all := make([]*layers.KerasTensor, len(p.refs))
 			ready := true
 			for i, r := range p.refs {
-				if ins[i] = tensors[r]; ins[i] == nil {
+				if all[i] = tensors[r]; all[i] == nil {
 					ready = false
 					break
 				}
@@ -635,6 +627,17 @@ func functionalFromConfig(cfg map[string]any, budget *weightBudget) (*Model, err
 			if !ready {
 				next = append(next, p)
 				continue
+			}
+			ins := all[:p.nIn]
+			for i, m := range p.masks {
+				if m < 0 {
+					continue
+				}
+				// The layer's call gets the mask Keras' got (saving_nodes.go).
+				ma := layers.NewMaskAttach(layers.WithName(maskNodeName(p.name, p.node, i)))
+				if ins[i] = layers.Apply(ma, ins[i], all[m]); ins[i].Err() != nil {
+					return nil, fmt.Errorf("layer %q: mask of input %d: %w", p.name, i, ins[i].Err())
+				}
 			}
 			var out *layers.KerasTensor
 			if p.training != nil {
