@@ -428,3 +428,86 @@ func TestModelParallelEvaluatesAndPredictsAsOneDevice(t *testing.T) {
 		t.Errorf("Evaluate loss %v under ModelParallel, %v on one device", eg["loss"], ep["loss"])
 	}
 }
+
+// TestMixedLayoutsEqualMirrored: layouts that split along both mesh axes
+// (a kernel on ("batch", "model")), along rows (the embedding's
+// vocabulary), or not at all (biases, LayerNormalization) in one model:
+// still bitwise MirroredStrategy on a 2x2 mesh.
+func TestMixedLayoutsEqualMirrored(t *testing.T) {
+	x, y := tokens(30, 9)
+	ms := mesh(t, 2, 2)
+	lm := distribution.NewLayoutMap(ms)
+	for _, kv := range []struct {
+		key  string
+		axes []string
+	}{
+		{".*embedding.*", []string{"model", ""}},
+		{"dense_?[0-9]*/kernel", []string{"batch", "model"}},
+	} {
+		if err := lm.Set(kv.key, kv.axes...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mp, err := distribution.NewModelParallel(lm, "batch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := train(t, mp, x, y, 12)
+	mirrored, err := distribute.NewMirroredStrategy("/cpu:0", "/cpu:1", "/cpu:2", "/cpu:3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := train(t, mirrored, x, y, 12)
+	if d, same := maxDiff(got, ref); !same {
+		t.Errorf("weights differ from MirroredStrategy by up to %g; want bitwise equal", d)
+	}
+	mem := mp.Memory()
+	if mem[0].Shards >= mem[0].Gathered || mem[0].Shards == 0 {
+		t.Errorf("device 0 holds %d B of shards of %d B of weights: nothing was split", mem[0].Shards, mem[0].Gathered)
+	}
+}
+
+// TestSetWeightsAndLearningRateBetweenFits: weights set and a learning rate
+// changed between two Fits reach the devices' shards and optimizers, as
+// they reach MirroredStrategy's copies; the step count goes on.
+func TestSetWeightsAndLearningRateBetweenFits(t *testing.T) {
+	x, y := tokens(24, 10)
+	run := func(s engine.Strategy) trained {
+		got := train(t, s, x, y, 8)
+		ws := got.model.GetWeights()
+		for _, w := range ws {
+			d := w.Data().([]float32)
+			for i := range d {
+				d[i] *= 0.5
+			}
+		}
+		if err := got.model.SetWeights(ws); err != nil {
+			t.Fatal(err)
+		}
+		got.model.Optimizer().SetLearningRate(0.003)
+		if _, err := got.model.Fit(x, y, keras.FitConfig{Epochs: 1, BatchSize: 8, Seed: 4, Verbose: keras.VerboseSilent}); err != nil {
+			t.Fatal(err)
+		}
+		got.weights = nil
+		for _, w := range got.model.GetWeights() {
+			got.weights = append(got.weights, append([]float32(nil), w.Data().([]float32)...))
+		}
+		return got
+	}
+	mp, err := distribution.NewModelParallel(layoutMap(t, mesh(t, 1, 2)), "batch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := run(mp)
+	mirrored, err := distribute.NewMirroredStrategy("/cpu:0", "/cpu:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := run(mirrored)
+	if d, same := maxDiff(got, ref); !same {
+		t.Errorf("weights differ from MirroredStrategy by up to %g; want bitwise equal", d)
+	}
+	if it := got.model.Optimizer().Iterations(); it != 9 {
+		t.Errorf("the model's optimizer counts %d steps, want 9", it)
+	}
+}
