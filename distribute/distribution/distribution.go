@@ -164,6 +164,9 @@ func NewDataParallel(mesh *DeviceMesh, devices ...string) (*DataParallel, error)
 	} else if len(mesh.shape) != 1 {
 		logging.Warnf("distribution: DataParallel expects a 1-D mesh, got %v; the first axis %q splits the batch", mesh, mesh.axes[0])
 	}
+	if err := checkRunnable(mesh); err != nil {
+		return nil, err
+	}
 	d := &DataParallel{common{mesh: mesh, batchDim: mesh.axes[0]}}
 	d.self = d
 	d.run = newRunner(d)
@@ -206,6 +209,9 @@ func NewModelParallel(layoutMap *LayoutMap, batchDimName string) (*ModelParallel
 		if l.mesh != mesh {
 			return nil, fmt.Errorf("distribution: NewModelParallel: the layout of %q is on another mesh (%v) than the layout map's (%v)", layoutMap.keys[i], l.mesh, mesh)
 		}
+	}
+	if err := checkRunnable(mesh); err != nil {
+		return nil, err
 	}
 	d := &ModelParallel{common: common{mesh: mesh, batchDim: batchDimName}, layoutMap: layoutMap}
 	d.self = d

@@ -3,6 +3,7 @@ package distribution
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/gokeras/gokeras/distribute"
@@ -23,6 +24,17 @@ type runner struct {
 	stMu sync.Mutex
 	vars map[*ops.Variable]*shardedVar
 	opts map[any]*shardedOptimizer
+}
+
+// checkRunnable refuses a mesh the runner cannot execute on: it runs every
+// device on the CPU, so a GPU device would silently be one.
+func checkRunnable(m *DeviceMesh) error {
+	for _, d := range m.devices {
+		if !strings.HasPrefix(d, "cpu:") {
+			return fmt.Errorf("distribution: device %s: distributions run on logical CPUs only for now (distribute.SetLogicalCPUs); GPU meshes are not executed yet", d)
+		}
+	}
+	return nil
 }
 
 func newRunner(d Interface) *runner {
