@@ -71,36 +71,22 @@ func (d *decoder) dataset(path string, oh *objectHeader) (*Dataset, error) {
 	if hi != 0 || total > 1<<62 {
 		return nil, errors.New("dataset too large")
 	}
+	src := &deferred{d: d, t: t, n: space.n, space: space, lay: lay, fs: fs, fill: d.fillValue(oh, t), total: total}
+	if d.lim.DeferBytes > 0 && total >= uint64(d.lim.DeferBytes) && (t.class == 1 || t.bf16) && lay.class != 3 {
+		// Left in the file (deferred.go): checked now as far as it can
+		// be without reading it.
+		if err := src.checkSpan(); err != nil {
+			return nil, err
+		}
+		ds.src = src
+		return ds, nil
+	}
 	if err := d.charge(total); err != nil {
 		return nil, err
 	}
 	raw := make([]byte, total)
-	if fill := d.fillValue(oh, t); fill != nil && !(lay.class == 1 && lay.addr != undef) {
-		for i := 0; i+len(fill) <= len(raw); i += len(fill) {
-			copy(raw[i:], fill)
-		}
-	}
-	switch lay.class {
-	case 0:
-		if uint64(len(lay.compact)) < total {
-			return nil, fmt.Errorf("compact data of %d bytes holds less than the %d bytes of the dataspace", len(lay.compact), total)
-		}
-		copy(raw, lay.compact)
-	case 1:
-		if lay.addr != undef && total > 0 {
-			if lay.size < total {
-				return nil, fmt.Errorf("contiguous storage of %d bytes holds less than the %d bytes of the dataspace", lay.size, total)
-			}
-			if err := d.readInto(raw, lay.addr); err != nil {
-				return nil, fmt.Errorf("contiguous data: %w", err)
-			}
-		}
-	case 2:
-		if err := d.chunked(lay, space, t, fs, raw); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, errors.New("virtual datasets are not allowed")
+	if err := src.readRaw(raw); err != nil {
+		return nil, err
 	}
 	d.budget += int64(total) // the raw bytes are freed once decoded
 	ds.Value, err = d.values(t, space.n, raw)

@@ -53,6 +53,18 @@ func FuzzDecode(f *testing.F) {
 		// A decoded tree may hold what the writer refuses (duplicate or
 		// odd names, huge attributes): it must only not panic.
 		Encode(io.Discard, g)
+		// The data left in the file (deferred.go) reads into memory of
+		// its declared size, or fails, without panicking.
+		lim := fuzzLimits
+		lim.DeferBytes = 1
+		if g, err := Decode(bytes.NewReader(b), int64(len(b)), lim); err == nil {
+			walkDatasets(g, "", func(_ string, d *Dataset) {
+				if d.Deferred() && d.Len() <= 1<<20 {
+					_ = d.CheckData()
+					_ = d.ReadFloat32s(make([]float32, d.Len()))
+				}
+			})
+		}
 	})
 }
 

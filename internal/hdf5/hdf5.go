@@ -29,6 +29,9 @@ type Dataset struct {
 	Value any
 	Attrs []Attr
 
+	// src is the data Decode left in the file (Limits.DeferBytes).
+	src *deferred
+
 	// FixedStrings marks a []string Value that is (or is to be) stored as
 	// fixed-length byte strings (numpy's "S" dtype, as legacy Keras writes
 	// layer_names) rather than variable-length UTF-8 (h5py's default for
@@ -123,6 +126,13 @@ type Limits struct {
 	// MaxObjects bounds the number of groups, datasets, attributes and
 	// links visited. Zero means 1<<20.
 	MaxObjects int
+	// DeferBytes, when positive, leaves the data of float datasets of at
+	// least that many bytes in the file: their Value is nil and
+	// [Dataset.ReadFloat32s] reads them, as many times as needed, into
+	// memory the caller owns (a model's weights, so that loading holds
+	// them once). The reader given to Decode must then stay readable;
+	// such datasets are not safe for concurrent reads.
+	DeferBytes int64
 }
 
 // ReadFile decodes the HDF5 file at path with the default [Limits].
