@@ -38,6 +38,23 @@ func NewVariable(name string, shape Shape, init []float32, trainable bool) *Vari
 	return v
 }
 
+// NewVariableOwned is NewVariable keeping values as the variable's
+// storage instead of a copy of them: for a caller that made values for
+// this variable alone (a layer's initializer), so that building a model
+// holds its weights once, not twice. The caller must not use values
+// afterwards.
+func NewVariableOwned(name string, shape Shape, values []float32, trainable bool) *Variable {
+	if len(values) != shape.Size() {
+		panic(&Error{Op: "NewVariable", Msg: fmt.Sprintf("%q: %d values for shape %v", name, len(values), shape)})
+	}
+	v := &Variable{id: varCounter.Add(1), name: name, shape: shape.Clone(), trainable: trainable}
+	v.copies = [][]float32{values}
+	if n := ReplicasInScope(); n > 1 {
+		v.Mirror(n)
+	}
+	return v
+}
+
 // ReplicasInScope reports how many replicas the distribution strategy in
 // scope has (1 outside any scope). Package engine sets it; variables made
 // while a strategy is in scope are mirrored, one copy per replica, as in
@@ -103,6 +120,22 @@ func (v *Variable) Assign(data []float32) error {
 	defer v.mu.Unlock()
 	for _, c := range v.copies {
 		copy(c, data)
+	}
+	return nil
+}
+
+// AssignFrom sets the variable's values by letting fill write them into
+// its storage (then into every replica's copy): a reader of a weights
+// file stores them without a slice of its own in between. When fill
+// fails, the variable's values are undefined.
+func (v *Variable) AssignFrom(fill func(dst []float32) error) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := fill(v.copies[0]); err != nil {
+		return fmt.Errorf("ops: assign to %q: %w", v.name, err)
+	}
+	for _, c := range v.copies[1:] {
+		copy(c, v.copies[0])
 	}
 	return nil
 }

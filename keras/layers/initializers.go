@@ -17,6 +17,17 @@ type Initializer interface {
 	Name() string
 }
 
+// freshInitializer is an initializer of this package: its Init returns
+// a new slice each call, which AddWeight keeps as the weight's storage
+// (no copy: a model's weights are held once while it builds).
+type freshInitializer interface{ freshValues() }
+
+func (constInit) freshValues()      {}
+func (uniformInit) freshValues()    {}
+func (normalInit) freshValues()     {}
+func (forgetBiasInit) freshValues() {}
+func (orthogonalInit) freshValues() {}
+
 // fans returns Keras' fan_in and fan_out: for a kernel (..., in, out) the
 // receptive field (the product of the leading dims) times in and out.
 func fans(s ops.Shape) (in, out float64) {

@@ -286,7 +286,12 @@ func (b *Base) AddWeight(name string, shape ops.Shape, init Initializer, trainab
 		}
 		*b.budget -= n
 	}
-	v := ops.NewVariable(b.name+"/"+name, shape, init.Init(shape, b.rng), trainable && b.trainable)
+	var v *ops.Variable
+	if _, fresh := init.(freshInitializer); fresh {
+		v = ops.NewVariableOwned(b.name+"/"+name, shape, init.Init(shape, b.rng), trainable && b.trainable)
+	} else { // a caller's initializer may hand out a slice it keeps
+		v = ops.NewVariable(b.name+"/"+name, shape, init.Init(shape, b.rng), trainable && b.trainable)
+	}
 	reg = b.attachWeightOptions(name, v, reg) // options_constraints.go
 	b.weights = append(b.weights, v)
 	if !trainable {
