@@ -38,6 +38,9 @@ type Dataset struct {
 	// open starts one pass. Stages that run goroutines stop them when ctx
 	// is cancelled and wait for them in close.
 	open func(ctx context.Context) stream
+	// attrs are Keras' attributes of a dataset made from a folder
+	// (attributes.go); transformations drop them, as tf.data's do.
+	attrs *attributes
 }
 
 // item is what flows between stages. A row of a FromTensorSlices source

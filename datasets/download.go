@@ -2,15 +2,10 @@ package datasets
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	neturl "net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -95,71 +90,12 @@ func joinURL(base, name string) string {
 	return strings.TrimSuffix(base, "/") + "/" + name
 }
 
-// downloadFile fetches url into dst. It writes a temporary file in dst's
-// folder and renames it only once it is complete, has the wanted SHA-256
-// (if wantSHA256 is not "") and passes verify, so an interrupted or bad
-// download never leaves a file that a later search would take for data.
-func downloadFile(ctx context.Context, client *http.Client, url, dst, wantSHA256 string, verify func(path string) error) (err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("%s: %w", url, err)
-		}
-	}()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if ue := (*neturl.Error)(nil); errors.As(err, &ue) {
-		err = ue.Err // it repeats the URL, which the message has already
-	}
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("HTTP status %s", resp.Status)
-	}
-
-	// The folder is made only now, so that failing to connect leaves
-	// nothing behind.
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if resp.ContentLength > maxDownloadBytes {
-		return errTooLarge()
-	}
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(resp.Body, maxDownloadBytes+1))
-	if err != nil {
-		return fmt.Errorf("after %d bytes: %w", n, err)
-	}
-	if n > maxDownloadBytes {
-		return errTooLarge()
-	}
-	if resp.ContentLength >= 0 && n != resp.ContentLength {
-		return fmt.Errorf("got %d bytes, want %d", n, resp.ContentLength)
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); wantSHA256 != "" && got != wantSHA256 {
-		return fmt.Errorf("SHA-256 is %s, want %s", got, wantSHA256)
-	}
-	if verify != nil {
-		if err = verify(tmp.Name()); err != nil {
-			return err
-		}
-	}
-	return os.Rename(tmp.Name(), dst)
+// downloadFile fetches url into dst with [DownloadFile], bounded by
+// maxDownloadBytes: a file is renamed into place only once it is
+// complete, has the wanted SHA-256 (if wantSHA256 is not "") and passes
+// verify, so an interrupted or bad download never leaves a file that a
+// later search would take for data.
+func downloadFile(ctx context.Context, client *http.Client, url, dst, wantSHA256 string, verify func(path string) error) error {
+	return DownloadFile(ctx, url, dst, DownloadConfig{Hash: wantSHA256, HashAlgorithm: "sha256", MaxBytes: maxDownloadBytes,
+		Verify: verify, Client: client, tooLarge: errTooLarge})
 }

@@ -48,6 +48,7 @@ type loadConfig struct {
 	// /usr/share/datasets/fashion-mnist) so tests do not see real data.
 	fixedDirs []string
 	labelMode string // LabelMode, for LoadCIFAR100; "" means "fine"
+	version   string // Version, for LoadCaliforniaHousing; "" means "large"
 
 	text textConfig // LoadIMDB and LoadReuters (imdb_options.go)
 }
