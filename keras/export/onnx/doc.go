@@ -1,0 +1,35 @@
+// Package onnx writes gokeras models as ONNX models, the "onnx" format of
+// Keras 3's model.export (keras.Model.Export calls it).
+//
+// # Overview
+//
+// [Marshal] converts a [Graph] (a model's layer calls in topological
+// order, nested models inlined) into a standard ONNX ModelProto of
+// operator set [Opset] with a symbolic batch dimension, weights stored as
+// little-endian float32 initializers. Every layer class of
+// [SupportedClasses] has a converter that reads the layer's Keras config
+// (GetConfig) and weights; any other layer, or a setting a converter
+// cannot write, is an error naming the layer and its class
+// ([LayerError], wrapping [ErrUnsupported]), never a graph that computes
+// something else.
+//
+// Keras images are channels-last (NHWC) and ONNX's convolutions and
+// poolings channels-first (NCHW). Each rank-4 value is held in one
+// layout and converted at most once, when a layer needs the other: an
+// image input is transposed once before the first convolution, the
+// graph stays channels-first through convolutions, normalizations,
+// activations and merges, and goes back to channels-last only where
+// Keras' semantics depend on the order (Flatten, whose order the next
+// Dense kernel's rows follow; Reshape; Dense on images; the outputs).
+//
+// The protobuf encoding is google.golang.org/protobuf's: the ONNX
+// messages are described in Go (descriptorpb, with onnx.proto's field
+// numbers) and built as dynamicpb messages, so no generated code or copy
+// of onnx.proto is needed. tools/onnx_reference/check.sh runs exported
+// models in onnxruntime against gokeras' predictions and through onnx's
+// own checker.
+//
+// Everything is exported in float32: gokeras stores weights in float32
+// under any dtype policy, so mixed-precision models export their float32
+// weights and compute in float32.
+package onnx
