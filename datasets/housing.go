@@ -35,7 +35,8 @@ func Version(v string) LoadOption { return func(c *loadConfig) { c.version = v }
 // each (X, float64 of shape (N, 13)) and their median value in k$ (Y,
 // shape (N,)), shuffled by numpy's RandomState(ShuffleSeed, default 113)
 // and split by TestSplit (default 0.2) as Keras does, so example i is
-// Keras' example i. In Python and in Go:
+// Keras' example i. A split of no rows (TestSplit(0)'s test split) has
+// nil X and Y, where Keras returns empty arrays. In Python and in Go:
 //
 //	(x_train, y_train), (x_test, y_test) = keras.datasets.boston_housing.load_data()
 //
@@ -104,13 +105,14 @@ type floatArray struct {
 	width int // bytes per row
 }
 
-// take returns rows idx of a as a new tensor of a's dtype.
+// take returns rows idx of a as a new tensor of a's dtype; nil for no
+// rows (a tensor.Dense with none panics on Data).
 func (a floatArray) take(idx []int) *tensor.Dense {
+	if len(idx) == 0 {
+		return nil
+	}
 	shape := append([]int{len(idx)}, a.shape[1:]...)
 	t := newDense(a.dtype, shape)
-	if len(idx) == 0 {
-		return t
-	}
 	dst := denseBytes(t)
 	for i, r := range idx {
 		copy(dst[i*a.width:(i+1)*a.width], a.data[r*a.width:(r+1)*a.width])
