@@ -85,8 +85,14 @@ func encodeH5(root *hdf5.Group) ([]byte, error) {
 // h5Limits bounds what decoding a weights file for m may allocate: what
 // weightsFileBound allows for its npz twin.
 func h5Limits(m *Model) hdf5.Limits {
-	return hdf5.Limits{MaxBytes: weightsFileBound(m)}
+	return hdf5.Limits{MaxBytes: weightsFileBound(m), DeferBytes: h5DeferBytes}
 }
+
+// h5DeferBytes: float datasets of at least this many bytes stay in the
+// file until they are assigned, read straight into the variables
+// (hdf5.Limits.DeferBytes), so that loading holds the weights about once
+// rather than as file bytes, decoded values and variables at the same time.
+const h5DeferBytes = 64 << 10
 
 // decodeH5 decodes an HDF5 file held in r.
 func decodeH5(r io.ReaderAt, size int64, lim hdf5.Limits) (*hdf5.Group, error) {
@@ -273,6 +279,17 @@ func h5Assigner(m *Model, path string, v structVar, d *hdf5.Dataset) (func() err
 		}
 		iv := v.v
 		return func() error { return iv.Assign([]float32{float32(n)}) }, nil
+	}
+	if d.Deferred() && v.kind == kindVariable {
+		// Read at assignment straight into the variable; corrupt data is
+		// found now, before anything is assigned.
+		if d.Len() != v.shape.Size() {
+			return nil, fmt.Errorf("%s: %d values for shape %s", path, d.Len(), shapeStr(v.shape))
+		}
+		if err := d.CheckData(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return func() error { return v.v.AssignFrom(d.ReadFloat32s) }, nil
 	}
 	vals, err := h5Float32s(d.Value)
 	if err != nil {

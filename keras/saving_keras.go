@@ -161,7 +161,7 @@ func loadModel(path string, c LoadConfig) (*Model, error) {
 		}
 		return m, nil
 	}
-	apply, err := m.archiveWeights(&zr.Reader, m.compiled)
+	apply, err := m.archiveWeights(&zr.Reader, path, m.compiled)
 	if err != nil {
 		return nil, err
 	}
@@ -175,21 +175,31 @@ func loadModel(path string, c LoadConfig) (*Model, error) {
 // model.weights.h5, or the model.weights.npz of gokeras before it wrote
 // HDF5) and returns the assignment of the model's variables, the
 // optimizer's too when withOptimizer.
-func (m *Model) archiveWeights(zr *zip.Reader, withOptimizer bool) (func() error, error) {
+//
+// path is the archive's file: its stored model.weights.h5 is read in place
+// (openZipMember), its large datasets straight into the variables when
+// the returned function runs, which closes the file; call it (or nothing
+// is assigned and the file stays open until the process ends).
+func (m *Model) archiveWeights(zr *zip.Reader, path string, withOptimizer bool) (func() error, error) {
 	if zipHas(zr, kerasWeightsFile) {
-		b, err := readZipMember(zr, kerasWeightsFile, weightsFileBound(m))
+		r, size, closeFile, err := openZipMember(path, zr, kerasWeightsFile, weightsFileBound(m))
 		if err != nil {
 			return nil, err
 		}
-		root, err := decodeH5(bytes.NewReader(b), int64(len(b)), h5Limits(m))
+		root, err := decodeH5(r, size, h5Limits(m))
 		if err != nil {
+			closeFile()
 			return nil, fmt.Errorf("%s: %w", kerasWeightsFile, err)
 		}
 		apply, err := m.h5Restore(root, withOptimizer)
 		if err != nil {
+			closeFile()
 			return nil, fmt.Errorf("%s: %w", kerasWeightsFile, err)
 		}
-		return apply, nil
+		return func() error {
+			defer closeFile()
+			return apply()
+		}, nil
 	}
 	if !zipHas(zr, oldWeightsFile) {
 		return nil, fmt.Errorf("the archive has no %s", kerasWeightsFile)

@@ -108,6 +108,7 @@ func (m *Model) legacyH5Restore(root *hdf5.Group) (func() error, error) {
 	}
 	var vars []*ops.Variable
 	var vals [][]float32
+	var deferred []func() error
 	for i, f := range files {
 		ws := withWeights[i]
 		if len(f.weights) != len(ws) {
@@ -122,6 +123,18 @@ func (m *Model) legacyH5Restore(root *hdf5.Group) (func() error, error) {
 			if !sameShape(d.Shape, v.Shape()) {
 				return nil, fmt.Errorf("%s/%s: expected shape %s (weight %s of layer %q), the file has %s", f.name, wn, shapeStr(v.Shape()), v.Name(), layerNames[i], shapeStr(d.Shape))
 			}
+			if d.Deferred() {
+				// Read at assignment straight into the variable
+				// (saving_h5weights.go's h5DeferBytes).
+				if d.Len() != v.Shape().Size() {
+					return nil, fmt.Errorf("%s/%s: %d values for shape %s", f.name, wn, d.Len(), shapeStr(v.Shape()))
+				}
+				if err := d.CheckData(); err != nil {
+					return nil, fmt.Errorf("%s/%s: %w", f.name, wn, err)
+				}
+				deferred = append(deferred, func() error { return v.AssignFrom(d.ReadFloat32s) })
+				continue
+			}
 			x, err := h5Float32s(d.Value)
 			if err != nil {
 				return nil, fmt.Errorf("%s/%s: %w", f.name, wn, err)
@@ -133,7 +146,17 @@ func (m *Model) legacyH5Restore(root *hdf5.Group) (func() error, error) {
 			vals = append(vals, x)
 		}
 	}
-	return func() error { return assignAll(vars, vals) }, nil
+	return func() error {
+		if err := assignAll(vars, vals); err != nil {
+			return err
+		}
+		for _, f := range deferred {
+			if err := f(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
 }
 
 // legacyWeights is a layer's weights in Keras' legacy order: its
@@ -171,7 +194,7 @@ func loadLegacyH5Model(path string, c LoadConfig) (*Model, error) {
 	// many times): the bound leaves room for 32 times the file, not for a
 	// deflate bomb (HDF5's default would allow 1100 times), and the weight
 	// budget is what the file turned out to hold.
-	root, err := decodeH5(f, st.Size(), hdf5.Limits{MaxBytes: 32*st.Size() + 16<<20})
+	root, err := decodeH5(f, st.Size(), hdf5.Limits{MaxBytes: 32*st.Size() + 16<<20, DeferBytes: h5DeferBytes})
 	if err != nil {
 		return nil, err
 	}

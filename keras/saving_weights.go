@@ -86,7 +86,7 @@ func (m *Model) loadWeights(path string) error {
 			return fmt.Errorf("not a .keras (zip) archive: %w", err)
 		}
 		defer zr.Close()
-		apply, err := m.archiveWeights(&zr.Reader, true)
+		apply, err := m.archiveWeights(&zr.Reader, path, true)
 		if err != nil {
 			return err
 		}
