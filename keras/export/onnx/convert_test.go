@@ -248,8 +248,8 @@ type stubLayer struct {
 	cfg   map[string]any
 }
 
-func (s *stubLayer) ClassName() string                        { return s.class }
-func (s *stubLayer) GetConfig() map[string]any                { return s.cfg }
+func (s *stubLayer) ClassName() string                       { return s.class }
+func (s *stubLayer) GetConfig() map[string]any               { return s.cfg }
 func (s *stubLayer) Call(in []ops.Tensor, _ bool) ops.Tensor { return in[0] }
 
 // TestUnsupportedAndMalformedLayers: a class without a converter, a
