@@ -5,7 +5,9 @@ import "github.com/gokeras/gokeras/keras/layers"
 // The classes of issue 31: the merge layers Average, Subtract, Maximum,
 // Minimum and Dot; the noise layers; GroupNormalization, RMSNormalization
 // and UnitNormalization; the 1-D and 3-D padding, cropping and upsampling
-// layers.
+// layers; and of its optional list, GlobalAveragePooling3D,
+// GlobalMaxPooling3D, RandomBrightness, DepthwiseConv1D, SeparableConv1D,
+// Conv1DTranspose, Conv3D, MaxPooling3D and AveragePooling3D.
 
 // moreLayers lists the classes registered here (their round trip is
 // tested in registry_more_layers_test.go).
@@ -190,5 +192,109 @@ func init() {
 			size = []int{1, 1, 1}
 		}
 		return layers.NewUpSampling3D(size[0], size[1], size[2], o...)
+	})
+	keepDims := func(c *cfgReader, o []layers.Option) []layers.Option {
+		if c.present("keepdims") {
+			o = append(o, layers.WithKeepDims(c.bool("keepdims", false)))
+		}
+		return o
+	}
+	builtin("GlobalAveragePooling3D", func(c *cfgReader, o []layers.Option) layers.Layer {
+		return layers.NewGlobalAveragePooling3D(keepDims(c, o)...)
+	})
+	builtin("GlobalMaxPooling3D", func(c *cfgReader, o []layers.Option) layers.Layer {
+		return layers.NewGlobalMaxPooling3D(keepDims(c, o)...)
+	})
+	builtin("RandomBrightness", func(c *cfgReader, o []layers.Option) layers.Layer {
+		var s layers.RandomBrightnessSettings
+		if f, ok := c.m["factor"].([]any); ok {
+			v, err := flattenFloats(f)
+			if err != nil || len(v) != 2 {
+				c.fail("factor: want a number or two, got %v", c.m["factor"])
+			} else {
+				s.Range = &[2]float64{v[0], v[1]}
+			}
+		} else {
+			s.Factor = c.float("factor", 0)
+		}
+		if c.present("value_range") {
+			v, err := flattenFloats(c.m["value_range"])
+			if err != nil || len(v) != 2 {
+				c.fail("value_range: want two numbers, got %v", c.m["value_range"])
+			} else {
+				s.ValueRange = &[2]float64{v[0], v[1]}
+			}
+		}
+		return layers.NewRandomBrightness(s, c.seedOption(o)...)
+	})
+	depthwise := func(c *cfgReader, o []layers.Option) ([]layers.Option, int) {
+		o, k := c.convWindow(o)
+		if c.present("depth_multiplier") {
+			o = append(o, layers.WithDepthMultiplier(c.int("depth_multiplier", 1)))
+		}
+		o = append(o, c.activation()...)
+		if c.present("use_bias") {
+			o = append(o, layers.WithUseBias(c.bool("use_bias", true)))
+		}
+		if i := c.initializer("depthwise_initializer", "GlorotUniform"); i != nil {
+			o = append(o, layers.WithDepthwiseInitializer(i))
+		}
+		if i := c.initializer("bias_initializer", "Zeros"); i != nil {
+			o = append(o, layers.WithBiasInitializer(i))
+		}
+		if r := c.regularizer("depthwise_regularizer"); r != nil {
+			o = append(o, layers.WithDepthwiseRegularizer(r))
+		}
+		if r := c.regularizer("bias_regularizer"); r != nil {
+			o = append(o, layers.WithBiasRegularizer(r))
+		}
+		return append(o, c.weightOptions("depthwise_constraint", "bias_constraint")...), k
+	}
+	builtin("DepthwiseConv1D", func(c *cfgReader, o []layers.Option) layers.Layer {
+		o, k := depthwise(c, o)
+		return layers.NewDepthwiseConv1D(k, o...)
+	})
+	builtin("SeparableConv1D", func(c *cfgReader, o []layers.Option) layers.Layer {
+		o, k := depthwise(c, o)
+		if i := c.initializer("pointwise_initializer", "GlorotUniform"); i != nil {
+			o = append(o, layers.WithPointwiseInitializer(i))
+		}
+		if r := c.regularizer("pointwise_regularizer"); r != nil {
+			o = append(o, layers.WithPointwiseRegularizer(r))
+		}
+		o = append(o, c.weightOptions("pointwise_constraint")...)
+		return layers.NewSeparableConv1D(c.int("filters", 0), k, o...)
+	})
+	builtin("Conv1DTranspose", func(c *cfgReader, o []layers.Option) layers.Layer {
+		o, k := c.convWindow(o)
+		if p := c.ints("output_padding"); p != nil {
+			o = append(o, layers.WithOutputPadding(p...))
+		}
+		return layers.NewConv1DTranspose(c.int("filters", 0), k, append(o, c.kernelOptions()...)...)
+	})
+	builtin("Conv3D", func(c *cfgReader, o []layers.Option) layers.Layer {
+		if g := c.int("groups", 1); g != 1 {
+			c.fail("groups = %d is not supported", g)
+		}
+		o, k := c.convWindow(o)
+		return layers.NewConv3D(c.int("filters", 0), k, append(o, c.kernelOptions()...)...)
+	})
+	pooling3D := func(c *cfgReader, o []layers.Option) []layers.Option {
+		if p := c.ints("pool_size"); p != nil {
+			o = append(o, layers.WithPoolSize(p...))
+		}
+		if s := c.ints("strides"); s != nil {
+			o = append(o, layers.WithStrides(s...))
+		}
+		if c.present("padding") {
+			o = append(o, layers.WithPadding(c.str("padding", "valid")))
+		}
+		return o
+	}
+	builtin("MaxPooling3D", func(c *cfgReader, o []layers.Option) layers.Layer {
+		return layers.NewMaxPooling3D(pooling3D(c, o)...)
+	})
+	builtin("AveragePooling3D", func(c *cfgReader, o []layers.Option) layers.Layer {
+		return layers.NewAveragePooling3D(pooling3D(c, o)...)
 	})
 }

@@ -44,6 +44,20 @@ func TestMoreLayersRoundTrip(t *testing.T) {
 		{layers.NewCropping3D([3][2]int{{1, 0}, {1, 2}, {0, 1}}), []*layers.KerasTensor{vol()}},
 		{layers.NewUpSampling1D(3), []*layers.KerasTensor{seq()}},
 		{layers.NewUpSampling3D(2, 1, 3), []*layers.KerasTensor{vol()}},
+		{layers.NewGlobalAveragePooling3D(layers.WithKeepDims(true)), []*layers.KerasTensor{vol()}},
+		{layers.NewGlobalMaxPooling3D(), []*layers.KerasTensor{vol()}},
+		{layers.NewRandomBrightness(layers.RandomBrightnessSettings{Range: &[2]float64{-0.1, 0.3}, ValueRange: &[2]float64{0, 1}},
+			layers.WithSeed(3)), []*layers.KerasTensor{img()}},
+		{layers.NewDepthwiseConv1D(3, layers.WithDepthMultiplier(2), layers.WithPadding("same"), layers.WithActivation("relu"),
+			layers.WithDepthwiseConstraint(layers.NonNeg())), []*layers.KerasTensor{seq()}},
+		{layers.NewSeparableConv1D(3, 2, layers.WithStrides(2), layers.WithPointwiseRegularizer(layers.L2(0.1)),
+			layers.WithPointwiseConstraint(layers.MaxNorm(1))), []*layers.KerasTensor{seq()}},
+		{layers.NewConv1DTranspose(2, 3, layers.WithStrides(2), layers.WithOutputPadding(1), layers.WithKernelConstraint(layers.UnitNorm())),
+			[]*layers.KerasTensor{seq()}},
+		{layers.NewConv3D(2, 0, layers.WithKernelSize(2, 3, 1), layers.WithPadding("same"), layers.WithBiasConstraint(layers.NonNeg())),
+			[]*layers.KerasTensor{vol()}},
+		{layers.NewMaxPooling3D(layers.WithPoolSize(2, 2, 1), layers.WithPadding("same")), []*layers.KerasTensor{vol()}},
+		{layers.NewAveragePooling3D(layers.WithPoolSize(1, 2, 2), layers.WithStrides(1)), []*layers.KerasTensor{vol()}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

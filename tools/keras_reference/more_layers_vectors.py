@@ -2,7 +2,9 @@
 Average, Subtract, Maximum, Minimum and Dot; GaussianNoise,
 GaussianDropout, AlphaDropout, SpatialDropout1D/2D/3D; GroupNormalization,
 RMSNormalization, UnitNormalization; ZeroPadding1D/3D, Cropping1D/3D,
-UpSampling1D/3D; the constraints MaxNorm, NonNeg, UnitNorm, MinMaxNorm;
+UpSampling1D/3D; GlobalAveragePooling3D, GlobalMaxPooling3D,
+RandomBrightness, DepthwiseConv1D, SeparableConv1D, Conv1DTranspose,
+Conv3D, MaxPooling3D, AveragePooling3D; the constraints MaxNorm, NonNeg, UnitNorm, MinMaxNorm;
 activity_regularizer and the gamma/beta regularizers), for gokeras' Go tests:
 
     keras/testdata/keras/more_layers.json              single-input layers
@@ -104,6 +106,26 @@ def layer_cases(rng):
         ("cropping3d", L.Cropping3D(((1, 0), (0, 1), (1, 1))), (1, 3, 3, 4, 2)),
         ("upsampling1d", L.UpSampling1D(3), (2, 3, 2)),
         ("upsampling3d", L.UpSampling3D((2, 1, 3)), (1, 2, 2, 2, 2)),
+        # The optional list of issue 31.
+        ("global_average_pooling3d", L.GlobalAveragePooling3D(), (2, 2, 3, 2, 3)),
+        ("global_max_pooling3d_keepdims", L.GlobalMaxPooling3D(keepdims=True), (2, 2, 3, 2, 3)),
+        ("random_brightness_inference", L.RandomBrightness(0.3, value_range=(0, 1)), (2, 3, 3, 2)),
+        ("depthwise_conv1d", L.DepthwiseConv1D(3, depth_multiplier=2, activation="relu"), (2, 6, 3)),
+        ("depthwise_conv1d_same_stride2", L.DepthwiseConv1D(2, strides=2, padding="same"), (1, 7, 2)),
+        ("depthwise_conv1d_dilated", L.DepthwiseConv1D(3, dilation_rate=2, padding="same", use_bias=False), (1, 8, 2)),
+        ("separable_conv1d", L.SeparableConv1D(4, 3, depth_multiplier=2, padding="same", activation="tanh"), (2, 6, 3)),
+        ("separable_conv1d_stride2", L.SeparableConv1D(3, 2, strides=2), (1, 7, 2)),
+        ("conv1d_transpose", L.Conv1DTranspose(3, 3), (2, 4, 2)),
+        ("conv1d_transpose_same_stride2", L.Conv1DTranspose(2, 3, strides=2, padding="same", activation="relu"), (1, 5, 3)),
+        ("conv1d_transpose_output_padding", L.Conv1DTranspose(2, 2, strides=3, output_padding=1), (1, 3, 2)),
+        ("conv3d", L.Conv3D(3, 2), (2, 3, 4, 3, 2)),
+        ("conv3d_same_strided", L.Conv3D(2, (3, 2, 3), strides=(2, 1, 2), padding="same", activation="relu"), (1, 5, 4, 5, 2)),
+        ("conv3d_dilated", L.Conv3D(2, 2, dilation_rate=(2, 1, 2), use_bias=False), (1, 4, 3, 4, 1)),
+        ("conv3d_same_even_kernel", L.Conv3D(2, (2, 2, 2), padding="same"), (1, 3, 3, 3, 2)),
+        ("max_pooling3d", L.MaxPooling3D(), (2, 4, 4, 2, 2)),
+        ("max_pooling3d_same", L.MaxPooling3D((3, 2, 2), strides=(2, 1, 2), padding="same"), (1, 5, 3, 3, 2)),
+        ("average_pooling3d", L.AveragePooling3D((2, 1, 2)), (2, 4, 2, 4, 2)),
+        ("average_pooling3d_same", L.AveragePooling3D(3, strides=2, padding="same"), (1, 5, 4, 5, 2)),
     ]
     cases = []
     for name, layer, shape in specs:
@@ -283,7 +305,21 @@ def model_with_every_class(rng):
     v = L.SpatialDropout3D(0.2)(v)
     w = L.Reshape((12, 16, 1))(h)
     w = L.SpatialDropout2D(0.2)(w)
-    out = L.Concatenate()([L.Flatten()(d), L.Flatten()(v), L.Flatten()(w)])
+    # Keras records each layer's training argument in the node's kwargs,
+    # the call signature's default when none is given (False for the noise
+    # layers, True for RandomBrightness) and overrides it whenever the model
+    # is called with training set; gokeras' loader keeps the recorded value,
+    # so the default True would brighten in predict. Given explicitly here,
+    # both agree (the identity in inference).
+    w = L.RandomBrightness(0.2, value_range=(-10, 10))(w, training=False)
+    c3 = L.Conv3D(4, (2, 3, 1), strides=(1, 2, 1), padding="same")(v)  # (2, 3, 2, 4)
+    c3 = L.MaxPooling3D((2, 2, 1), padding="same")(c3)  # (1, 2, 2, 4)
+    c3 = L.AveragePooling3D((1, 2, 2), strides=1, padding="same")(c3)
+    g3 = L.Concatenate()([L.GlobalAveragePooling3D()(c3), L.GlobalMaxPooling3D()(c3)])
+    s1 = L.DepthwiseConv1D(3, depth_multiplier=2, padding="same")(h)  # (12, 32)
+    s1 = L.SeparableConv1D(4, 3, strides=2)(s1)  # (5, 4)
+    s1 = L.Conv1DTranspose(3, 3, strides=2, padding="same")(s1)  # (10, 3)
+    out = L.Concatenate()([L.Flatten()(d), L.Flatten()(v), L.Flatten()(w), g3, L.Flatten()(s1)])
     out = L.Dense(3)(out)
     model = keras.Model([a, b], out, name="every_class")
     for wt in model.weights:
