@@ -194,6 +194,7 @@ func configSeeds(f testing.TB) []configSeed {
 		shape []any
 	}{
 		{layers.NewRandomCrop(3, 2), []any{2.0, 5.0, 4.0, 1.0}},
+		{layers.NewLayerScale(1e-6, 3), []any{2.0, 4.0, 4.0, 3.0}},
 	}
 	for _, e := range extra {
 		if !seen[e.l.ClassName()] {

@@ -333,8 +333,8 @@ func init() {
 		return layers.NewDense(c.int("units", 0), append(o, c.kernelOptions()...)...)
 	})
 	builtin("Conv2D", func(c *cfgReader, o []layers.Option) layers.Layer {
-		if g := c.int("groups", 1); g != 1 {
-			c.fail("groups = %d is not supported", g)
+		if c.present("groups") {
+			o = append(o, layers.WithGroups(c.int("groups", 1)))
 		}
 		ks := c.ints("kernel_size")
 		if len(ks) == 0 {
@@ -561,8 +561,8 @@ func init() {
 		return layers.NewRandomFlip(c.str("mode", "horizontal_and_vertical"), seed(c, o)...)
 	})
 	builtin("RandomTranslation", func(c *cfgReader, o []layers.Option) layers.Layer {
-		if in := c.str("interpolation", "nearest"); in != "nearest" {
-			c.fail("interpolation %q is not supported: only \"nearest\"", in)
+		if c.present("interpolation") {
+			o = append(o, layers.WithInterpolation(c.str("interpolation", "bilinear")))
 		}
 		if c.present("fill_mode") {
 			o = append(o, layers.WithFillMode(c.str("fill_mode", "reflect")))
@@ -570,7 +570,7 @@ func init() {
 		if c.present("fill_value") {
 			o = append(o, layers.WithFillValue(c.float("fill_value", 0)))
 		}
-		return layers.NewRandomTranslation(c.float("height_factor", 0), c.float("width_factor", 0), seed(c, o)...)
+		return layers.NewRandomTranslationRange(c.factorRange("height_factor"), c.factorRange("width_factor"), seed(c, o)...)
 	})
 }
 

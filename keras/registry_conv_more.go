@@ -82,8 +82,8 @@ func builtinConvMore(class string, f func(c *cfgReader, common []layers.Option) 
 func init() {
 	builtin := builtinConvMore
 	builtin("Conv1D", func(c *cfgReader, o []layers.Option) layers.Layer {
-		if g := c.int("groups", 1); g != 1 {
-			c.fail("groups = %d is not supported", g)
+		if c.present("groups") {
+			o = append(o, layers.WithGroups(c.int("groups", 1)))
 		}
 		o, k := c.convWindow(o)
 		return layers.NewConv1D(c.int("filters", 0), k, append(o, c.kernelOptions()...)...)

@@ -28,3 +28,25 @@ func (c *cfgReader) noneInts(key string) []int {
 	}
 	return out
 }
+
+func init() {
+	builtin("LayerScale", func(c *cfgReader, o []layers.Option) layers.Layer {
+		return layers.NewLayerScale(c.float("init_values", 0), c.int("projection_dim", 0), o...)
+	})
+}
+
+// factorRange reads a Keras factor of the augmentation layers: a number f
+// (the range (-f, f)) or a (lower, upper) pair.
+func (c *cfgReader) factorRange(key string) [2]float64 {
+	v, err := flattenFloats(c.m[key])
+	switch {
+	case err != nil || len(v) > 2:
+		c.fail("%s: want a number or two, got %s", key, compactJSON(c.m[key]))
+	case len(v) == 1:
+		f := max(v[0], -v[0])
+		return [2]float64{-f, f}
+	case len(v) == 2:
+		return [2]float64{v[0], v[1]}
+	}
+	return [2]float64{}
+}

@@ -78,6 +78,11 @@ func layerEntry(l layers.Layer, inputShape any) map[string]any {
 	}
 	withLayerModules(cfg)
 	e := map[string]any{"module": "keras.layers", "class_name": l.ClassName(), "config": cfg, "registered_name": nil}
+	if mod, ok := l.(interface{ Module() string }); ok && mod.Module() != "" {
+		// A Keras class outside keras.layers (ConvNeXt's LayerScale):
+		// its module, and the name it is registered under.
+		e["module"], e["registered_name"] = mod.Module(), l.ClassName()
+	}
 	if _, ok := l.(*ModelLayer); ok {
 		nestedModelEntry(e) // a nested model, as Keras writes it (config_model.go)
 	}

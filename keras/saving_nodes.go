@@ -399,10 +399,11 @@ func operationFromEntry(class, name string, cfg map[string]any, nodes []parsedNo
 }
 
 // maskNodeName is the name of the MaskAttach node that gives input i of
-// call node of layer its mask: "/" is never in a Keras name, so it
-// cannot clash with the file's.
+// call node of layer its mask; "__" keeps it apart from Keras' own names
+// ("lstm_1"), and it has no "/", which HDF5 paths of legacy .h5 files
+// cannot hold.
 func maskNodeName(layer string, node, input int) string {
-	return fmt.Sprintf("%s/mask_%d_%d", layer, node, input)
+	return fmt.Sprintf("%s__mask_%d_%d", layer, node, input)
 }
 
 // setCausalMask gives an attention layer the use_causal_mask=True of its

@@ -7,8 +7,8 @@ import (
 )
 
 // Conv1D is keras.layers.Conv1D: a 1-D convolution over (batch, steps,
-// channels) input with a kernel (kernel_size, in, filters), plus bias and
-// activation. padding is "valid", "same" or "causal" (zeros before the
+// channels) input with a kernel (kernel_size, in/groups, filters), plus
+// bias and activation; groups as Conv2D's. padding is "valid", "same" or "causal" (zeros before the
 // sequence only, so output t sees inputs up to t).
 //
 //	keras.layers.Conv1D(32, 3, padding="causal", dilation_rate=2)
@@ -23,6 +23,7 @@ type Conv1D struct {
 	stride  int
 	dil     int
 	causal  bool
+	groups  int // Keras' groups (grouped_conv.go)
 	act     func(ops.Tensor) ops.Tensor
 	Kernel  *ops.Variable
 	Bias    *ops.Variable
@@ -55,12 +56,12 @@ func causalPadding(opts []Option, causal *bool) []Option {
 
 // NewConv1D makes a Conv1D layer with filters outputs and a kernel of
 // kernelSize steps. Options: WithStrides, WithPadding ("valid", "same",
-// "causal"), WithDilationRate, WithActivation, WithUseBias, initializers
-// and regularizers, WithInputShape, WithName.
+// "causal"), WithDilationRate, WithActivation, WithUseBias, WithGroups,
+// initializers and regularizers, WithInputShape, WithName.
 func NewConv1D(filters, kernelSize int, opts ...Option) *Conv1D {
 	l := &Conv1D{filters: filters}
 	l.init("Conv1D", []string{"kernel_size", "strides", "padding", "dilation_rate", "activation", "use_bias", "kernel_initializer",
-		"bias_initializer", "kernel_regularizer", "bias_regularizer"}, causalPadding(opts, &l.causal))
+		"bias_initializer", "kernel_regularizer", "bias_regularizer", "groups"}, causalPadding(opts, &l.causal))
 	var errs []error
 	var err error
 	ks := []int{kernelSize}
@@ -82,6 +83,8 @@ func NewConv1D(filters, kernelSize int, opts ...Option) *Conv1D {
 	if l.stride > 1 && l.dil > 1 {
 		errs = append(errs, fmt.Errorf("strides > 1 with dilation_rate > 1 is not supported (as in Keras)"))
 	}
+	l.groups, err = readGroups(l.cfg, filters)
+	errs = append(errs, err)
 	for _, e := range errs {
 		if e != nil && l.err == nil {
 			l.err = fmt.Errorf("layers: Conv1D %q: %w", l.name, e)
@@ -106,7 +109,10 @@ func (l *Conv1D) Build(in []ops.Shape) error {
 	if bi == nil {
 		bi = Zeros()
 	}
-	l.Kernel = l.AddWeight("kernel", ops.Shape{l.kernel, c, l.filters}, ki, true, l.cfg.kernelReg)
+	if err := checkGroups(c, l.groups); err != nil {
+		return err
+	}
+	l.Kernel = l.AddWeight("kernel", ops.Shape{l.kernel, c / l.groups, l.filters}, ki, true, l.cfg.kernelReg)
 	if l.cfg.useBias {
 		l.Bias = l.AddWeight("bias", ops.Shape{l.filters}, bi, true, l.cfg.biasReg)
 	}
@@ -126,7 +132,7 @@ func (l *Conv1D) Call(in []ops.Tensor, _ bool) ops.Tensor {
 	}
 	w := tr.Read(l.Kernel)
 	w4 := ops.Reshape(w, append(ops.Shape{1}, w.Shape()...))
-	y := ops.Conv2D(x4, w4, ops.Conv2DAttrs{Strides: [2]int{1, l.stride}, Dilations: [2]int{1, l.dil}, Padding: l.cfg.padding})
+	y := ops.GroupedConv2D(x4, w4, l.groups, ops.Conv2DAttrs{Strides: [2]int{1, l.stride}, Dilations: [2]int{1, l.dil}, Padding: l.cfg.padding})
 	ys := y.Shape()
 	y = ops.Reshape(y, ops.Shape{ys[0], ys[2], ys[3]})
 	if l.Bias != nil {
@@ -152,7 +158,7 @@ func (l *Conv1D) GetConfig() map[string]any {
 	m["padding"] = l.padding()
 	m["data_format"] = "channels_last"
 	m["dilation_rate"] = []any{l.dil}
-	m["groups"] = 1
+	m["groups"] = l.groups
 	m["activation"] = actName(l.cfg.activation)
 	m["use_bias"] = l.cfg.useBias
 	m["kernel_initializer"] = initName(l.cfg.kernelInit, "GlorotUniform")

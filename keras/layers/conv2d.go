@@ -7,12 +7,16 @@ import (
 )
 
 // Conv2D is keras.layers.Conv2D: a 2-D convolution over NHWC input with an
-// HWIO kernel (kh, kw, in, filters), plus bias and activation.
+// HWIO kernel (kh, kw, in/groups, filters), plus bias and activation.
+// With groups (WithGroups) the channels split into groups convolved apart
+// ([ops.GroupedConv2D]); groups equal to the input's channels is a
+// depthwise convolution (ConvNeXt's).
 type Conv2D struct {
 	Base
 	filters int
 	kernel  [2]int
 	attrs   ops.Conv2DAttrs
+	groups  int // Keras' groups (grouped_conv.go)
 	act     func(ops.Tensor) ops.Tensor
 	Kernel  *ops.Variable
 	Bias    *ops.Variable
@@ -21,12 +25,12 @@ type Conv2D struct {
 // NewConv2D makes a Conv2D layer with filters outputs and a square kernel
 // of kernelSize (WithKernelSize sets height and width apart). Options:
 // WithKernelSize, WithStrides, WithPadding, WithDilationRate,
-// WithActivation, WithUseBias, initializers and regularizers,
-// WithInputShape, WithName.
+// WithActivation, WithUseBias, WithGroups, initializers and
+// regularizers, WithInputShape, WithName.
 func NewConv2D(filters, kernelSize int, opts ...Option) *Conv2D {
 	l := &Conv2D{filters: filters}
 	l.init("Conv2D", []string{"kernel_size", "strides", "padding", "dilation_rate", "activation", "use_bias", "kernel_initializer",
-		"bias_initializer", "kernel_regularizer", "bias_regularizer"}, opts)
+		"bias_initializer", "kernel_regularizer", "bias_regularizer", "groups"}, opts)
 	var errs []error
 	var err error
 	ks := []int{kernelSize}
@@ -48,6 +52,8 @@ func NewConv2D(filters, kernelSize int, opts ...Option) *Conv2D {
 	if (l.attrs.Strides != [2]int{1, 1}) && (l.attrs.Dilations != [2]int{1, 1}) {
 		errs = append(errs, fmt.Errorf("strides > 1 with dilation_rate > 1 is not supported (as in Keras)"))
 	}
+	l.groups, err = readGroups(l.cfg, filters)
+	errs = append(errs, err)
 	for _, e := range errs {
 		if e != nil && l.err == nil {
 			l.err = fmt.Errorf("layers: Conv2D %q: %w", l.name, e)
@@ -69,7 +75,10 @@ func (l *Conv2D) Build(in []ops.Shape) error {
 	if bi == nil {
 		bi = Zeros()
 	}
-	l.Kernel = l.AddWeight("kernel", ops.Shape{l.kernel[0], l.kernel[1], s[3], l.filters}, ki, true, l.cfg.kernelReg)
+	if err := checkGroups(s[3], l.groups); err != nil {
+		return err
+	}
+	l.Kernel = l.AddWeight("kernel", ops.Shape{l.kernel[0], l.kernel[1], s[3] / l.groups, l.filters}, ki, true, l.cfg.kernelReg)
 	if l.cfg.useBias {
 		l.Bias = l.AddWeight("bias", ops.Shape{l.filters}, bi, true, l.cfg.biasReg)
 	}
@@ -82,7 +91,7 @@ func (l *Conv2D) Call(in []ops.Tensor, _ bool) ops.Tensor {
 	x := in[0]
 	checkRank(l, x, 4)
 	tr := x.Trace()
-	y := ops.Conv2D(x, tr.Read(l.Kernel), l.attrs)
+	y := ops.GroupedConv2D(x, tr.Read(l.Kernel), l.groups, l.attrs) // ops.Conv2D for groups 1
 	if l.Bias != nil {
 		y = ops.BiasAdd(y, tr.Read(l.Bias))
 	}
@@ -98,7 +107,7 @@ func (l *Conv2D) GetConfig() map[string]any {
 	m["padding"] = l.attrs.Padding
 	m["data_format"] = "channels_last"
 	m["dilation_rate"] = []any{l.attrs.Dilations[0], l.attrs.Dilations[1]}
-	m["groups"] = 1
+	m["groups"] = l.groups
 	m["activation"] = actName(l.cfg.activation)
 	m["use_bias"] = l.cfg.useBias
 	m["kernel_initializer"] = initName(l.cfg.kernelInit, "GlorotUniform")

@@ -7,6 +7,7 @@ type convMoreConfig struct {
 	pointwiseInit Initializer
 	pointwiseReg  Regularizer
 	interpolation string
+	groups        int // Conv1D's and Conv2D's (grouped_conv.go)
 }
 
 // WithOutputPadding sets Conv2DTranspose's output_padding: one value for

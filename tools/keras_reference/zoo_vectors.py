@@ -40,10 +40,16 @@ The models:
   GlobalAveragePooling1D, + Dropout + Bidirectional(LSTM), Masking + LSTM,
   and an attention model whose merged masks are LogicalOr and
   ConvertToTensor nodes;
+- grouped convolutions: Conv2D and Conv1D with groups (one channel per
+  group, several, strided, dilated, causal);
 - graphs of keras.ops calls on symbolic tensors: arithmetic with
   constants, comparisons, logic, casts, reductions, reshape, transpose,
   expand_dims, squeeze, indexing, concatenate, stack, where, matmul and
   the activations as operations.
+
+augment.json: RandomTranslation layers (bilinear and nearest, every fill
+mode) called in training mode with ranges of one value, which draw
+nothing: their configs, an input batch and Keras' outputs.
 """
 
 import json
@@ -94,6 +100,27 @@ def randomize(model, rng):
         v.assign(val.astype(str(v.dtype)))
 
 
+def covered_classes(model):
+    """The layer and operation classes of a model's config (nested models
+    included), which keras/coverage_keras_test.go counts as covered."""
+    found = set()
+
+    def walk(v):
+        if isinstance(v, dict):
+            module = v.get("module") or ""
+            if "class_name" in v and (module.startswith("keras.layers") or module.startswith("keras.src.ops")
+                                      or module.startswith("keras.src.applications")):
+                found.add(v["class_name"])
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(json.loads(json.dumps(model.get_config())))
+    return sorted(found)
+
+
 def save_case(model, name, inputs, small, extra=None):
     path = os.path.join(OUT, name + ".keras")
     model.save(path)
@@ -114,6 +141,7 @@ def save_case(model, name, inputs, small, extra=None):
         "outputs": [{"shape": list(y.shape), "data": flat(y)} for y in ys],
         "params": int(model.count_params()),
         "layers": [l.name for l in model.layers],
+        "covers": covered_classes(model),
     }
     if extra:
         case.update(extra)
@@ -196,6 +224,33 @@ def emb_attention():
     return keras.Model(t, layers.GlobalAveragePooling1D(name="pool")(y), name="emb_attention")
 
 
+def grouped_conv():
+    img = keras.Input((9, 8, 6), name="image")
+    x = layers.Conv2D(6, 3, groups=6, padding="same", name="depthwise_as_grouped")(img)
+    x = layers.Conv2D(12, 3, groups=6, strides=2, padding="same", name="grouped_x2")(x)
+    x = layers.Conv2D(4, (3, 2), groups=2, dilation_rate=(2, 1), activation="relu", name="two_groups")(x)
+    seq = keras.Input((10, 4), name="sequence")
+    y = layers.Conv1D(6, 3, groups=2, padding="causal", name="conv1d_groups")(seq)
+    y = layers.Conv1D(6, 2, groups=6, name="conv1d_depthwise")(y)
+    return keras.Model([img, seq], [layers.GlobalAveragePooling2D(name="pool")(x), y], name="grouped_conv")
+
+
+def augment_cases(rng):
+    """RandomTranslation in training mode with one-value ranges (no draw):
+    bilinear and nearest, every fill mode."""
+    out = []
+    x = rng.uniform(0, 1, (2, 5, 6, 2)).astype(np.float32)
+    for interp in ("bilinear", "nearest"):
+        for mode in ("reflect", "wrap", "nearest", "constant"):
+            for hf, wf in (((0.3, 0.3), (-0.25, -0.25)), ((-0.43, -0.43), (0.55, 0.55))):
+                layer = layers.RandomTranslation(hf, wf, fill_mode=mode, interpolation=interp, fill_value=0.5)
+                y = layer(x, training=True)
+                out.append({"class_name": "RandomTranslation", "covers": ["RandomTranslation"], "config": json.loads(json.dumps(layer.get_config())),
+                            "input": {"shape": list(x.shape), "data": flat(x)},
+                            "output": {"shape": list(y.shape), "data": flat(y)}})
+    return out
+
+
 def op_graph():
     x = keras.Input((4, 6), name="x")
     a = x + 3.0
@@ -261,6 +316,12 @@ def main():
     s[1, 0] = 0  # a masked step before unmasked ones
     cases.append(save_case(model, "masking_lstm", [(s, "float32")], small=True))
     keras.backend.clear_session()
+    model = grouped_conv()
+    randomize(model, rng)
+    img = rng.normal(0, 1, (BATCH, 9, 8, 6)).astype(np.float32)
+    seq = rng.normal(0, 1, (BATCH, 10, 4)).astype(np.float32)
+    cases.append(save_case(model, "grouped_conv", [(img, "float32"), (seq, "float32")], small=True))
+    keras.backend.clear_session()
     model = op_graph()
     x = rng.normal(0, 1, (BATCH, 4, 6)).astype(np.float32)
     x[0, 0, :2] = 0
@@ -268,6 +329,10 @@ def main():
     with open(os.path.join(OUT, "manifest.json"), "w") as f:
         json.dump({"manifest": {"generator": "tools/keras_reference/zoo_vectors.py", "keras": keras.__version__,
                                 "seed": SEED}, "cases": cases}, f, indent=None, separators=(",", ":"))
+        f.write("\n")
+    with open(os.path.join(OUT, "augment.json"), "w") as f:
+        json.dump({"manifest": {"generator": "tools/keras_reference/zoo_vectors.py", "keras": keras.__version__},
+                   "cases": augment_cases(rng)}, f, indent=None, separators=(",", ":"))
         f.write("\n")
 
 
