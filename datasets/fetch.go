@@ -161,6 +161,11 @@ func DownloadFile(ctx context.Context, url, dst string, cfg DownloadConfig) (err
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
 		return fmt.Errorf("got %d bytes, want %d", n, resp.ContentLength)
 	}
+	// CreateTemp's 0600 would make the cached file private, unlike the
+	// files Keras' urlretrieve leaves.
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
 	if err = tmp.Close(); err != nil {
 		return err
 	}

@@ -153,6 +153,9 @@ func extractArchive(file, dir string, formats []string, limit int64) (err error)
 	if err := root.Close(); err != nil {
 		return err
 	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's 0700
+		return err
+	}
 	return os.Rename(tmp, dir)
 }
 
@@ -166,9 +169,17 @@ type extractor struct {
 	symlinks [][2]string // (name, target) of the symbolic links
 }
 
+// maxMemberDepth bounds the folders of a member's path: a name of a few
+// kilobytes could otherwise nest thousands of folders, far beyond any
+// dataset's.
+const maxMemberDepth = 64
+
 // local returns an archive member name as a local slash path, or an
 // ErrUnsafeArchive error.
 func local(name string) (string, error) {
+	if strings.Count(name, "/") > maxMemberDepth {
+		return "", fmt.Errorf("%w: %.80q... nests more than %d folders", ErrUnsafeArchive, name, maxMemberDepth)
+	}
 	n := strings.TrimPrefix(filepath.ToSlash(name), "./")
 	n = strings.TrimSuffix(n, "/")
 	if n == "" || n == "." {

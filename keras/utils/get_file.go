@@ -38,8 +38,9 @@ type GetFileConfig struct {
 	// ArchiveFormat is "auto" (the default: tar or zip), "tar" or "zip".
 	ArchiveFormat string
 	// CacheDir is where the cache lives; "" is Keras' home
-	// ($KERAS_HOME, else ~/.keras), or /tmp/.keras where that is not
-	// writable, as Keras. A leading "~" is the user's home.
+	// ($KERAS_HOME, else ~/.keras). Where it cannot be written to (or
+	// made), the cache is $TMPDIR/.keras, as Keras falls back on
+	// /tmp/.keras. A leading "~" is the user's home.
 	CacheDir string
 	// ForceDownload downloads even if the file is cached.
 	ForceDownload bool
@@ -81,9 +82,14 @@ func expandUser(p string) (string, error) {
 	return filepath.Join(home, p[1:]), nil
 }
 
-// writable reports whether dir exists and may be written to, as Python's
-// os.access(dir, os.W_OK), by making and removing a file in it.
+// writable reports whether dir may be written to, by making (if need be)
+// and removing a file in it. Keras' os.access(dir, os.W_OK) is false for a
+// folder that does not exist yet, so that Keras caches in /tmp/.keras when
+// given a new cache_dir; here a folder that can be made is used.
 func writable(dir string) bool {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false
+	}
 	f, err := os.CreateTemp(dir, ".gokeras-access-*")
 	if err != nil {
 		return false
