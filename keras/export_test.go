@@ -12,6 +12,7 @@ import (
 
 	"github.com/gokeras/gokeras/keras/export/onnx"
 	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/ops"
 )
 
 // ONNX export. TestExportONNXForOnnxruntime writes (with
@@ -34,6 +35,7 @@ var exportCases = map[string]exportCase{
 	"mlp":         {build: exportMLP, shapes: [][]int{{4, 6}}},
 	"mobile":      {build: exportMobile, shapes: [][]int{{3, 12, 10, 3}}},
 	"upsample":    {build: exportUpsample, shapes: [][]int{{2, 6, 5, 2}}},
+	"operations":  {build: exportOperations, shapes: [][]int{{3, 5, 4, 3}}},
 	"embedding":   {build: exportEmbedding, shapes: [][]int{{4, 7}}, ids: 20},
 	"nested":      {build: ioNested, shapes: [][]int{{3, 4}}},
 	"shared":      {build: exportShared, shapes: [][]int{{3, 4}}},
@@ -43,6 +45,11 @@ var exportCases = map[string]exportCase{
 	"keras_resnet": {build: exportLoaded("resnet.keras"), shapes: [][]int{{3, 32, 32, 3}}},
 	"keras_nested": {build: exportLoaded("nested.keras"), shapes: [][]int{{3, 4}}},
 	"keras_two_io": {build: exportLoaded("two_io.keras"), shapes: [][]int{{3, 6}, {3, 5}}},
+	// keras.applications models from tools/keras_reference/zoo_vectors.py.
+	"zoo_mobilenet_v3_small": {build: exportLoaded("../zoo/mobilenet_v3_small.keras"), shapes: [][]int{{2, 32, 32, 3}}},
+	// Pending: gokeras does not load it yet (the Normalization's int64 count).
+	// "zoo_efficientnet_b0":    {build: exportLoaded("../zoo/efficientnet_b0.keras"), shapes: [][]int{{2, 32, 32, 3}}},
+	"zoo_convnext_tiny": {build: exportLoaded("../zoo/convnext_tiny.keras"), shapes: [][]int{{2, 32, 32, 3}}},
 }
 
 func exportLoaded(file string) func(t *testing.T) *Model {
@@ -115,6 +122,8 @@ func exportMobile(t *testing.T) *Model {
 	x := layers.Apply(layers.NewRescaling(1.0/127.5, layers.WithOffset(-1)), in)
 	x = layers.Apply(layers.NewZeroPadding2D(1, 0, 2, 1), x)
 	x = layers.Apply(layers.NewConv2D(8, 3, layers.WithStrides(2), layers.WithActivation("relu6")), x)
+	x = layers.Apply(layers.NewConv2D(8, 3, layers.WithGroups(2), layers.WithPadding("same")), x)
+	x = layers.Apply(layers.NewConv2D(8, 3, layers.WithGroups(8), layers.WithPadding("same"), layers.WithDilationRate(2)), x) // depthwise as grouped
 	d := layers.Apply(layers.NewDepthwiseConv2D(3, layers.WithPadding("same"), layers.WithDepthMultiplier(2), layers.WithActivation("hard_swish")), x)
 	d = layers.Apply(layers.NewBatchNormalization(), d)
 	s := layers.Apply(layers.NewSeparableConv2D(16, 3, layers.WithPadding("same"), layers.WithDilationRate(2), layers.WithActivation("swish")), x)
@@ -133,6 +142,40 @@ func exportMobile(t *testing.T) *Model {
 	out := layers.Apply(layers.NewDense(5), layers.ConcatenateTensors(-1, pooled, layers.Apply(layers.NewFlatten(), kept)))
 	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out, x}, ModelName("mobile"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportOperations has Keras 3 operation nodes (keras.ops calls on
+// symbolic tensors: MobileNetV3's hard sigmoid, ConvNeXt's residual Add),
+// the Normalization layer (per channel, adapted, and fixed), and Dense
+// layers on images.
+func exportOperations(t *testing.T) *Model {
+	in := layers.Input([]int{5, 4, 3})
+	norm := layers.NewNormalization(layers.NormalizationSettings{})
+	x := layers.Apply(norm, in)
+	x = layers.Apply(layers.NewConv2D(4, 3, layers.WithPadding("same")), x)
+	hs := layers.CallOp("Multiply", nil, layers.Apply(layers.NewReLU(layers.WithMaxValue(6)), layers.CallOp("Add", nil, x, 3.0)), 1.0/6)
+	x = layers.Apply(layers.NewMultiply(), x, hs)
+	y := layers.Apply(layers.NewDense(4, layers.WithActivation("gelu")), x) // a 1x1 convolution of the NCHW image
+	x = layers.CallOp("Add", nil, x, y)
+	x = layers.CallOp("Subtract", nil, 2.0, layers.CallOp("Divide", nil, x, 4.0))
+	x = layers.CallOp("Maximum", nil, layers.CallOp("Gelu", nil, x), layers.CallOp("Tanh", nil, x))
+	x = layers.CallOp("Softmax", map[string]any{"axis": -1}, x)
+	x = layers.Apply(layers.NewNormalization(layers.NormalizationSettings{Mean: []float64{0.1, 0.2, 0.3, 0.4}, Variance: []float64{2, 1, 0.5, 0.25}, Invert: true}), x)
+	x = layers.Apply(layers.NewDense(3), layers.Apply(layers.NewGlobalAveragePooling2D(layers.WithKeepDims(true)), x)) // Dense on a 1x1 image
+	out := layers.Apply(layers.NewFlatten(), x)                                                                        // no transpose for a 1x1 image
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	data := make([]float32, 6*5*4*3)
+	for i := range data {
+		data[i] = float32(r.NormFloat64()*2 + float64(i%3))
+	}
+	if err := norm.Adapt(ops.Shape{6, 5, 4, 3}, data); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -260,7 +303,7 @@ func TestExportONNXForOnnxruntime(t *testing.T) {
 			layers.SetRandomSeed(uint64(k))
 			m := c.build(t)
 			r := rand.New(rand.NewPCG(uint64(k), 7))
-			if !strings.HasPrefix(name, "keras_") {
+			if !strings.HasPrefix(name, "keras_") && !strings.HasPrefix(name, "zoo_") {
 				exportRandomize(m, r)
 			}
 			ins := exportInputs(r, c)

@@ -49,9 +49,16 @@ var converters = map[string]convertFn{}
 
 // SupportedClasses lists the Keras layer classes [Marshal] converts
 // (besides InputLayer and nested models, which a [Graph] inlines).
-func SupportedClasses() []string {
-	out := make([]string, 0, len(converters))
-	for k := range converters {
+func SupportedClasses() []string { return sortedKeys(converters) }
+
+// SupportedOperations lists the classes of Keras 3 operation nodes
+// ([layers.Operation]: keras.ops calls in a functional graph, such as
+// `x + 3.0`) that [Marshal] converts.
+func SupportedOperations() []string { return sortedKeys(opConverters) }
+
+func sortedKeys(m map[string]convertFn) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
 		out = append(out, k)
 	}
 	sort.Strings(out)
@@ -133,7 +140,11 @@ func convert(g Graph) (*converter, error) {
 		}
 		k.out = t.Shape
 		fn, ok := converters[n.Layer.ClassName()]
-		if !ok {
+		if _, isOp := n.Layer.(*layers.Operation); isOp {
+			if fn, ok = opConverters[n.Layer.ClassName()]; !ok {
+				return nil, lerr(fmt.Errorf("operation node: %w (the exporter writes the operations %s)", ErrUnsupported, strings.Join(sortedKeys(opConverters), ", ")))
+			}
+		} else if !ok {
 			return nil, lerr(fmt.Errorf("%w (the exporter writes %s)", ErrUnsupported, strings.Join(SupportedClasses(), ", ")))
 		}
 		if len(k.in) == 0 {
@@ -222,6 +233,17 @@ func (c *converter) keras(v *val) string {
 		v.alt = c.op("Transpose", []string{v.name}, c.fresh(v.name+"/nhwc"), attrInts("perm", 0, 2, 3, 1))
 	}
 	return v.alt
+}
+
+// kerasOrder returns a name of v whose elements are in Keras' row-major
+// order, for the layers that only depend on that order (Flatten,
+// Reshape): a channels-first value whose image is one pixel, or that has
+// one channel, is already in that order and needs no transpose.
+func (c *converter) kerasOrder(v *val) string {
+	if v.nchw && (v.shape[1] == 1 && v.shape[2] == 1 || v.shape[3] == 1) {
+		return v.name
+	}
+	return c.keras(v)
 }
 
 // chw returns v's name channels-first; v must be rank 4.

@@ -355,3 +355,62 @@ func TestSupportedClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestOperationNodes: keras.ops calls in the graph are converted as the
+// operations they are (Add(x, 3.0) is x + 3, not the Add layer of one
+// input), constants in the call's order, and an operation without a
+// converter is refused by name.
+func TestOperationNodes(t *testing.T) {
+	x := layers.Input([]int{3})
+	a := layers.CallOp("Add", nil, x, 3.0)
+	b := layers.CallOp("Subtract", nil, 2.0, a)
+	y := layers.CallOp("Multiply", nil, b, a)
+	d := export(t, ins(x), ins(y))
+	if !slices.Equal(d.ops(), []string{"Add", "Sub", "Mul"}) {
+		t.Fatalf("ops %v", d.ops())
+	}
+	if c := d.inits[d.nodes[0].inputs[1]]; d.nodes[0].inputs[0] != d.inputs[0].name || c.float(0) != 3 || len(c.dims) != 0 {
+		t.Errorf("x + 3: inputs %v", d.nodes[0].inputs)
+	}
+	if c, ok := d.inits[d.nodes[1].inputs[0]]; !ok || c.float(0) != 2 || d.nodes[1].inputs[1] != d.nodes[0].outputs[0] {
+		t.Errorf("2 - a: inputs %v", d.nodes[1].inputs)
+	}
+	if !slices.Equal(d.nodes[2].inputs, []string{d.nodes[1].outputs[0], d.nodes[0].outputs[0]}) {
+		t.Errorf("b * a: inputs %v", d.nodes[2].inputs)
+	}
+
+	s := layers.CallOp("Sign", nil, x)
+	_, err := Marshal(graphOf(t, ins(x), ins(s)))
+	var le *LayerError
+	if !errors.As(err, &le) || le.Class != "Sign" || !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "operation") {
+		t.Errorf("Sign operation: error %v", err)
+	}
+	if !slices.Contains(SupportedOperations(), "Add") || slices.Contains(SupportedOperations(), "Sign") {
+		t.Errorf("SupportedOperations %v", SupportedOperations())
+	}
+}
+
+// TestDenseOnImages: Dense on a channels-first image is a 1x1 Conv (no
+// transposes around it), and Flatten of a one-pixel image needs no
+// transpose back.
+func TestDenseOnImages(t *testing.T) {
+	x := layers.Input([]int{4, 4, 2})
+	h := layers.Apply(layers.NewConv2D(3, 3), x)
+	dense := layers.NewDense(5, layers.WithActivation("softmax"))
+	h = layers.Apply(dense, h)
+	h = layers.Apply(layers.NewGlobalMaxPooling2D(layers.WithKeepDims(true)), h)
+	y := layers.Apply(layers.NewFlatten(), h)
+	d := export(t, ins(x), ins(y))
+	want := []string{"Transpose", "Conv", "Conv", "Softmax", "GlobalMaxPool", "Flatten"}
+	if !slices.Equal(d.ops(), want) {
+		t.Fatalf("ops %v, want %v", d.ops(), want)
+	}
+	w := d.inits[d.nodes[2].inputs[1]]
+	k := dense.Kernel.Numpy()
+	if !slices.Equal(w.dims, []int64{5, 3, 1, 1}) || w.float(4*3+1) != k[1*5+4] {
+		t.Errorf("Dense as Conv: kernel %v", w.dims)
+	}
+	if d.nodes[3].ints["axis"][0] != 1 {
+		t.Errorf("softmax over the channels on axis %v", d.nodes[3].ints["axis"])
+	}
+}

@@ -64,6 +64,20 @@ func convertDense(c *converter, k *call) (*val, error) {
 		return nil, err
 	}
 	c.float(x)
+	if x.nchw {
+		// Dense on a channels-first image is a 1x1 convolution: no
+		// transposes around it (ConvNeXt's pointwise layers).
+		ins := []string{x.name, c.constFloats("kernel", []int{units, in, 1, 1}, hwioToOIHW(kw.Numpy(), 1, 1, in, units))}
+		b, err := c.bias(k, useBias, units)
+		if err != nil {
+			return nil, err
+		}
+		if b != "" {
+			ins = append(ins, b)
+		}
+		y := c.op("Conv", ins, "", attrInts("kernel_shape", 1, 1), attrInts("strides", 1, 1), attrInts("pads", 0, 0, 0, 0))
+		return c.finishConv(k, y, act)
+	}
 	xn := c.keras(x)
 	kn := c.constFloats("kernel", []int{in, units}, kw.Numpy())
 	var y string
@@ -185,7 +199,7 @@ func convertLeakyReLU(c *converter, k *call) (*val, error) {
 func convertFlatten(c *converter, k *call) (*val, error) {
 	x := k.in[0]
 	c.float(x)
-	return c.finish(c.op("Flatten", []string{c.keras(x)}, "", attrInt("axis", 1)), false, k), nil
+	return c.finish(c.op("Flatten", []string{c.kerasOrder(x)}, "", attrInt("axis", 1)), false, k), nil
 }
 
 // convertReshape reshapes in Keras' layout; the batch dimension is
@@ -208,7 +222,7 @@ func convertReshape(c *converter, k *call) (*val, error) {
 	}
 	c.float(x)
 	sn := c.constInt64s("shape", []int{len(shape)}, shape)
-	return c.finish(c.op("Reshape", []string{c.keras(x), sn}, ""), false, k), nil
+	return c.finish(c.op("Reshape", []string{c.kerasOrder(x), sn}, ""), false, k), nil
 }
 
 // convertRescaling: x*scale + offset, each a number or a vector along
