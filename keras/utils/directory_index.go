@@ -76,6 +76,21 @@ func (s *indexSpec) joinPath(rel string) string {
 	return s.directory + sep + rel
 }
 
+// pathErr names the file of a *fs.PathError as the user gave it (the
+// directory joined with the path below it) rather than as a path in the
+// file system read (".", for the directory itself).
+func (s *indexSpec) pathErr(err error) error {
+	var pe *fs.PathError
+	if !s.osPaths || !errors.As(err, &pe) {
+		return err
+	}
+	rel := pe.Path
+	if rel == "." {
+		return &fs.PathError{Op: pe.Op, Path: s.directory, Err: pe.Err}
+	}
+	return &fs.PathError{Op: pe.Op, Path: s.joinPath(rel), Err: pe.Err}
+}
+
 // isDir reports whether name is a folder, following links as Python's
 // os.path.isdir.
 func isDir(fsys fs.FS, name string) bool {
@@ -96,7 +111,7 @@ func (s *indexSpec) index() (fileIndex, error) {
 	if inferred {
 		entries, err := fs.ReadDir(s.fsys, s.root)
 		if err != nil {
-			return fileIndex{}, fmt.Errorf("%s: %w", s.what, err)
+			return fileIndex{}, fmt.Errorf("%s: %w", s.what, s.pathErr(err))
 		}
 		for _, e := range entries { // ReadDir sorts by name, as sorted(os.listdir)
 			if !strings.HasPrefix(e.Name(), ".") && isDir(s.fsys, path.Join(s.root, e.Name())) {
@@ -123,7 +138,7 @@ func (s *indexSpec) index() (fileIndex, error) {
 	for i, sub := range subdirs {
 		files, err := walkFiles(s.fsys, path.Join(s.root, sub), s.followLinks, s.formats)
 		if err != nil {
-			return fileIndex{}, fmt.Errorf("%s: %w", s.what, err)
+			return fileIndex{}, fmt.Errorf("%s: %w", s.what, s.pathErr(err))
 		}
 		for _, f := range files {
 			rel := path.Join(sub, f)

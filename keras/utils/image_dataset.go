@@ -292,7 +292,7 @@ func (l *imageLoader) load(pos []int32) (*tensor.Dense, error) {
 		name := l.idx.rel[p]
 		data, err := fs.ReadFile(l.fsys, name)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", l.what, err)
+			return nil, fmt.Errorf("%s: %s: %w", l.what, l.idx.paths[p], err)
 		}
 		img, err := decodeTF(data, c)
 		if err != nil {

@@ -96,7 +96,7 @@ func textDatasetFromDirectory(what, directory string, cfg TextDatasetConfig, bot
 			for i, p := range pos {
 				b, err := fs.ReadFile(s.index.fsys, sub.rel[p])
 				if err != nil {
-					return nil, fmt.Errorf("%s: %w", what, err)
+					return nil, fmt.Errorf("%s: %s: %w", what, sub.paths[p], err)
 				}
 				if cfg.MaxLength > 0 && len(b) > cfg.MaxLength {
 					b = b[:cfg.MaxLength]
