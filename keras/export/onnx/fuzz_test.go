@@ -1,0 +1,52 @@
+package onnx
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// FuzzConvertConfig: any config (as JSON) under any supported class,
+// with weights of plausible shapes, converts or returns an error: never a
+// panic, and what converts is a valid graph. A model loaded from a file
+// hands the exporter the configs its layers report.
+func FuzzConvertConfig(f *testing.F) {
+	for i, cfg := range []string{
+		`{"units": 4, "activation": "relu"}`,
+		`{"filters": 4, "kernel_size": [3, 3], "strides": [2, 2], "padding": "same", "dilation_rate": 1, "groups": 1}`,
+		`{"kernel_size": 3, "depth_multiplier": 1, "padding": "same", "use_bias": false}`,
+		`{"pool_size": [2, 2], "strides": null, "padding": "valid"}`,
+		`{"padding": [[1, 2], [0, 3]]}`, `{"cropping": [1, 1]}`, `{"target_shape": [2, -1]}`,
+		`{"axis": -1, "epsilon": 0.001, "center": true, "scale": false}`, `{"axis": [1], "mean": [0.5, 1], "variance": 2, "invert": true}`,
+		`{"scale": [1, 2], "offset": 0.5}`, `{"max_value": 6, "negative_slope": 0.1, "threshold": 0.5}`,
+		`{"size": [2, 3], "interpolation": "bilinear"}`, `{"input_dim": 10, "output_dim": 2, "mask_zero": true}`,
+		`{"filters": 4, "kernel_size": 3, "strides": 2, "output_padding": [1, 0], "padding": "valid"}`,
+	} {
+		f.Add([]byte(cfg), uint8(i))
+	}
+	classes := SupportedClasses()
+	weights := map[string]ops.Shape{
+		"kernel": {3, 3, 2, 4}, "bias": {4}, "gamma": {2}, "beta": {2}, "moving_mean": {2}, "moving_variance": {2},
+		"embeddings": {10, 2}, "depthwise_kernel": {3, 3, 2, 1}, "pointwise_kernel": {1, 1, 2, 4}, "mean": {2}, "variance": {2},
+	}
+	f.Fuzz(func(t *testing.T, data []byte, class uint8) {
+		var cfg map[string]any
+		if json.Unmarshal(data, &cfg) != nil || cfg == nil {
+			return
+		}
+		c := classes[int(class)%len(classes)]
+		x := layers.Input([]int{4, 4, 2})
+		l := &stubLayer{Base: layers.NewBase(c), class: c, cfg: cfg}
+		for name, s := range weights {
+			l.AddWeight(name, s, layers.Ones(), true, nil)
+		}
+		y := layers.Apply(l, x, x)
+		g := graphOf(t, ins(x), ins(y))
+		out, err := Marshal(g)
+		if err == nil {
+			decode(t, out)
+		}
+	})
+}
