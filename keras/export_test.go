@@ -36,6 +36,7 @@ var exportCases = map[string]exportCase{
 	"mobile":      {build: exportMobile, shapes: [][]int{{3, 12, 10, 3}}},
 	"upsample":    {build: exportUpsample, shapes: [][]int{{2, 6, 5, 2}}},
 	"operations":  {build: exportOperations, shapes: [][]int{{3, 5, 4, 3}}},
+	"any_size":    {build: exportAnySize, shapes: [][]int{{2, 11, 9, 3}}},
 	"embedding":   {build: exportEmbedding, shapes: [][]int{{4, 7}}, ids: 20},
 	"nested":      {build: ioNested, shapes: [][]int{{3, 4}}},
 	"shared":      {build: exportShared, shapes: [][]int{{3, 4}}},
@@ -176,6 +177,22 @@ func exportOperations(t *testing.T) *Model {
 		data[i] = float32(r.NormFloat64()*2 + float64(i%3))
 	}
 	if err := norm.Adapt(ops.Shape{6, 5, 4, 3}, data); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportAnySize takes images of any height and width (None): "same"
+// padding is ONNX's SAME_UPPER then, TensorFlow's rule at run time.
+func exportAnySize(t *testing.T) *Model {
+	in := layers.Input([]int{layers.None, layers.None, 3})
+	x := layers.Apply(layers.NewConv2D(4, 3, layers.WithStrides(2), layers.WithPadding("same"), layers.WithActivation("relu")), in)
+	x = layers.Apply(layers.NewMaxPooling2D(layers.WithPoolSize(3), layers.WithStrides(2), layers.WithPadding("same")), x)
+	x = layers.Apply(layers.NewDepthwiseConv2D(3, layers.WithPadding("same"), layers.WithStrides(2)), x)
+	x = layers.Apply(layers.NewBatchNormalization(), x)
+	out := layers.Apply(layers.NewDense(2), layers.Apply(layers.NewGlobalAveragePooling2D(), x))
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return m

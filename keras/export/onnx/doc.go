@@ -8,7 +8,11 @@
 // operator set [Opset] with a symbolic batch dimension, weights stored as
 // little-endian float32 initializers. Every layer class of
 // [SupportedClasses] has a converter that reads the layer's Keras config
-// (GetConfig) and weights; any other layer, or a setting a converter
+// (GetConfig) and weights, and so has every class of Keras 3 operation
+// node of [SupportedOperations] (keras.ops calls recorded in functional
+// graphs: MobileNetV3's `x + 3.0`, ConvNeXt's residual Add, told from
+// the layers of the same names by their type, layers.Operation); any
+// other layer or operation, or a setting a converter
 // cannot write, is an error naming the layer and its class
 // ([LayerError], wrapping [ErrUnsupported]), never a graph that computes
 // something else.
