@@ -12,6 +12,7 @@ import (
 
 	"github.com/gokeras/gokeras/keras/export/onnx"
 	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/mixedprecision"
 	"github.com/gokeras/gokeras/ops"
 )
 
@@ -26,21 +27,26 @@ type exportCase struct {
 	build  func(t *testing.T) *Model
 	shapes [][]int
 	ids    int
+	// twin, when set, builds the model's float32 twin, whose predictions
+	// with the model's weights are the reference (a mixed-precision
+	// model exports and computes in float32).
+	twin func(t *testing.T) *Model
 }
 
 var exportCases = map[string]exportCase{
-	"cnn":         {build: ioCNN, shapes: [][]int{{3, 28, 28, 1}}},
-	"resnet":      {build: ioResNet, shapes: [][]int{{3, 32, 32, 3}}},
-	"resnet_seed": {build: exportSeedResNet, shapes: [][]int{{2, 32, 32, 3}}},
-	"mlp":         {build: exportMLP, shapes: [][]int{{4, 6}}},
-	"mobile":      {build: exportMobile, shapes: [][]int{{3, 12, 10, 3}}},
-	"upsample":    {build: exportUpsample, shapes: [][]int{{2, 6, 5, 2}}},
-	"operations":  {build: exportOperations, shapes: [][]int{{3, 5, 4, 3}}},
-	"any_size":    {build: exportAnySize, shapes: [][]int{{2, 11, 9, 3}}},
-	"embedding":   {build: exportEmbedding, shapes: [][]int{{4, 7}}, ids: 20},
-	"nested":      {build: ioNested, shapes: [][]int{{3, 4}}},
-	"shared":      {build: exportShared, shapes: [][]int{{3, 4}}},
-	"two_io":      {build: ioTwoIO, shapes: [][]int{{3, 6}, {3, 5}}},
+	"cnn":            {build: ioCNN, shapes: [][]int{{3, 28, 28, 1}}},
+	"resnet":         {build: ioResNet, shapes: [][]int{{3, 32, 32, 3}}},
+	"resnet_seed":    {build: exportSeedResNet, shapes: [][]int{{2, 32, 32, 3}}},
+	"mlp":            {build: exportMLP, shapes: [][]int{{4, 6}}},
+	"mobile":         {build: exportMobile, shapes: [][]int{{3, 12, 10, 3}}},
+	"upsample":       {build: exportUpsample, shapes: [][]int{{2, 6, 5, 2}}},
+	"operations":     {build: exportOperations, shapes: [][]int{{3, 5, 4, 3}}},
+	"any_size":       {build: exportAnySize, shapes: [][]int{{2, 11, 9, 3}}},
+	"mixed_bfloat16": {build: exportMixed("mixed_bfloat16"), shapes: [][]int{{3, 8, 8, 2}}, twin: exportMixed("float32")},
+	"embedding":      {build: exportEmbedding, shapes: [][]int{{4, 7}}, ids: 20},
+	"nested":         {build: ioNested, shapes: [][]int{{3, 4}}},
+	"shared":         {build: exportShared, shapes: [][]int{{3, 4}}},
+	"two_io":         {build: ioTwoIO, shapes: [][]int{{3, 6}, {3, 5}}},
 	// Keras' own files (tools/keras_reference/interop_vectors.py), loaded then exported.
 	"keras_cnn":    {build: exportLoaded("cnn.keras"), shapes: [][]int{{3, 28, 28, 1}}},
 	"keras_resnet": {build: exportLoaded("resnet.keras"), shapes: [][]int{{3, 32, 32, 3}}},
@@ -198,6 +204,23 @@ func exportAnySize(t *testing.T) *Model {
 	return m
 }
 
+// exportMixed is a small CNN whose layers compute under policy.
+func exportMixed(policy string) func(t *testing.T) *Model {
+	return func(t *testing.T) *Model {
+		p := layers.WithPolicy(mixedprecision.MustPolicy(policy))
+		m, err := NewSequential(
+			layers.NewConv2D(4, 3, p, layers.WithInputShape(8, 8, 2), layers.WithActivation("relu")),
+			layers.NewBatchNormalization(p),
+			layers.NewFlatten(p),
+			layers.NewDense(3, p, layers.WithActivation("softmax")),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+}
+
 // exportUpsample has both upsampling interpolations and a Reshape of an image.
 func exportUpsample(t *testing.T) *Model {
 	in := layers.Input([]int{6, 5, 2})
@@ -324,7 +347,14 @@ func TestExportONNXForOnnxruntime(t *testing.T) {
 				exportRandomize(m, r)
 			}
 			ins := exportInputs(r, c)
-			outs := ioOutputs(t, m, ins)
+			ref := m
+			if c.twin != nil {
+				ref = c.twin(t)
+				if err := ref.SetWeights(m.GetWeights()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			outs := ioOutputs(t, ref, ins)
 			if err := m.Export(filepath.Join(dir, name+".onnx"), "onnx"); err != nil {
 				t.Fatal(err)
 			}
