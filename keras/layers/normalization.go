@@ -126,6 +126,17 @@ func (l *Normalization) Build(in []ops.Shape) error {
 	return nil
 }
 
+// IntegerWeights lists the weights Keras keeps as integers: count, an
+// int64 in Keras' weight files (gokeras holds it in a float32 variable,
+// exact up to 2^24; it only weighs later adapt calls, never the output).
+// Nil for a layer with a given mean and variance (no weights).
+func (l *Normalization) IntegerWeights() []*ops.Variable {
+	if l.Count == nil {
+		return nil
+	}
+	return []*ops.Variable{l.Count}
+}
+
 // Call implements Layer.
 func (l *Normalization) Call(in []ops.Tensor, _ bool) ops.Tensor {
 	x := in[0]
