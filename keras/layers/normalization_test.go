@@ -44,15 +44,15 @@ func TestNormalizationErrors(t *testing.T) {
 // int64, which the weight files' writers and readers ask for; a layer with
 // a given mean and variance has none.
 func TestNormalizationIntegerWeights(t *testing.T) {
-	l := layers.NewNormalization(layers.NormalizationSettings{})
-	if _, err := layers.OutputShape(l, []ops.Shape{{-1, 3}}); err != nil {
+	l := NewNormalization(NormalizationSettings{})
+	if _, err := OutputShape(l, []ops.Shape{{-1, 3}}); err != nil {
 		t.Fatal(err)
 	}
 	if iw := l.IntegerWeights(); len(iw) != 1 || iw[0] != l.Count {
 		t.Errorf("IntegerWeights %v, want [count]", iw)
 	}
-	fixed := layers.NewNormalization(layers.NormalizationSettings{Mean: []float64{1}, Variance: []float64{2}})
-	if _, err := layers.OutputShape(fixed, []ops.Shape{{-1, 3}}); err != nil {
+	fixed := NewNormalization(NormalizationSettings{Mean: []float64{1}, Variance: []float64{2}})
+	if _, err := OutputShape(fixed, []ops.Shape{{-1, 3}}); err != nil {
 		t.Fatal(err)
 	}
 	if iw := fixed.IntegerWeights(); iw != nil {
