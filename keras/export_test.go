@@ -34,19 +34,20 @@ type exportCase struct {
 }
 
 var exportCases = map[string]exportCase{
-	"cnn":            {build: ioCNN, shapes: [][]int{{3, 28, 28, 1}}},
-	"resnet":         {build: ioResNet, shapes: [][]int{{3, 32, 32, 3}}},
-	"resnet_seed":    {build: exportSeedResNet, shapes: [][]int{{2, 32, 32, 3}}},
-	"mlp":            {build: exportMLP, shapes: [][]int{{4, 6}}},
-	"mobile":         {build: exportMobile, shapes: [][]int{{3, 12, 10, 3}}},
-	"upsample":       {build: exportUpsample, shapes: [][]int{{2, 6, 5, 2}}},
-	"operations":     {build: exportOperations, shapes: [][]int{{3, 5, 4, 3}}},
-	"any_size":       {build: exportAnySize, shapes: [][]int{{2, 11, 9, 3}}},
-	"mixed_bfloat16": {build: exportMixed("mixed_bfloat16"), shapes: [][]int{{3, 8, 8, 2}}, twin: exportMixed("float32")},
-	"embedding":      {build: exportEmbedding, shapes: [][]int{{4, 7}}, ids: 20},
-	"nested":         {build: ioNested, shapes: [][]int{{3, 4}}},
-	"shared":         {build: exportShared, shapes: [][]int{{3, 4}}},
-	"two_io":         {build: ioTwoIO, shapes: [][]int{{3, 6}, {3, 5}}},
+	"cnn":             {build: ioCNN, shapes: [][]int{{3, 28, 28, 1}}},
+	"resnet":          {build: ioResNet, shapes: [][]int{{3, 32, 32, 3}}},
+	"resnet_seed":     {build: exportSeedResNet, shapes: [][]int{{2, 32, 32, 3}}},
+	"mlp":             {build: exportMLP, shapes: [][]int{{4, 6}}},
+	"mobile":          {build: exportMobile, shapes: [][]int{{3, 12, 10, 3}}},
+	"upsample":        {build: exportUpsample, shapes: [][]int{{2, 6, 5, 2}}},
+	"operations":      {build: exportOperations, shapes: [][]int{{3, 5, 4, 3}}},
+	"any_size":        {build: exportAnySize, shapes: [][]int{{2, 11, 9, 3}}},
+	"elementwise_ops": {build: exportElementwiseOps, shapes: [][]int{{4, 6}}},
+	"mixed_bfloat16":  {build: exportMixed("mixed_bfloat16"), shapes: [][]int{{3, 8, 8, 2}}, twin: exportMixed("float32")},
+	"embedding":       {build: exportEmbedding, shapes: [][]int{{4, 7}}, ids: 20},
+	"nested":          {build: ioNested, shapes: [][]int{{3, 4}}},
+	"shared":          {build: exportShared, shapes: [][]int{{3, 4}}},
+	"two_io":          {build: ioTwoIO, shapes: [][]int{{3, 6}, {3, 5}}},
 	// Keras' own files (tools/keras_reference/interop_vectors.py), loaded then exported.
 	"keras_cnn":    {build: exportLoaded("cnn.keras"), shapes: [][]int{{3, 28, 28, 1}}},
 	"keras_resnet": {build: exportLoaded("resnet.keras"), shapes: [][]int{{3, 32, 32, 3}}},
@@ -183,6 +184,35 @@ func exportOperations(t *testing.T) *Model {
 		data[i] = float32(r.NormFloat64()*2 + float64(i%3))
 	}
 	if err := norm.Adapt(ops.Shape{6, 5, 4, 3}, data); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportElementwiseOps has every elementwise operation node the
+// exporter writes, summed.
+func exportElementwiseOps(t *testing.T) *Model {
+	in := layers.Input([]int{6})
+	x := layers.Apply(layers.NewDense(6), in)
+	pos := layers.CallOp("Add", nil, layers.CallOp("Abs", nil, x), 0.5)
+	terms := []*layers.KerasTensor{
+		layers.CallOp("Negative", nil, x), layers.CallOp("Absolute", nil, x), layers.CallOp("Square", nil, x),
+		layers.CallOp("Sqrt", nil, pos), layers.CallOp("Log", nil, pos), layers.CallOp("Exp", nil, layers.CallOp("Minimum", nil, x, 2.0)),
+		layers.CallOp("Power", nil, pos, 2.0), layers.CallOp("Power", nil, pos, 0.5), layers.CallOp("TrueDivide", nil, 1.0, pos),
+		layers.CallOp("Clip", map[string]any{"x_min": -0.5, "x_max": 0.25}, x),
+		layers.CallOp("Elu", map[string]any{"alpha": 0.5}, x), layers.CallOp("LeakyRelu", map[string]any{"negative_slope": 0.3}, x),
+		layers.CallOp("Relu", nil, x), layers.CallOp("Relu6", nil, layers.CallOp("Multiply", nil, x, 4.0)),
+		layers.CallOp("Sigmoid", nil, x), layers.CallOp("HardSigmoid", nil, x), layers.CallOp("HardSilu", nil, x),
+		layers.CallOp("Silu", nil, x), layers.CallOp("Selu", nil, x), layers.CallOp("Softplus", nil, x),
+		layers.CallOp("Softsign", nil, x), layers.CallOp("Tanh", nil, x), layers.CallOp("Gelu", map[string]any{"approximate": false}, x),
+		layers.CallOp("LogSoftmax", map[string]any{"axis": -1}, x), layers.CallOp("Maximum", nil, x, layers.CallOp("Negative", nil, x)),
+	}
+	out := terms[0]
+	for _, term := range terms[1:] {
+		out = layers.CallOp("Add", nil, out, term)
+	}
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return m
