@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 
 	"github.com/gokeras/gokeras/datasets"
@@ -83,189 +82,6 @@ type ImageDatasetConfig struct {
 	// classes." line. Out receives those lines (default os.Stdout).
 	Quiet bool
 	Out   io.Writer
-}
-
-// folderSpec is what the folder loaders share: the index, the split and the
-// label tensors.
-type folderSpec struct {
-	what      string
-	index     indexSpec
-	labelMode string // "" without labels
-	batch     int    // 0: unbatched
-	shuffle   bool
-	seed      int64
-	split     float64
-	subset    string
-	out       io.Writer
-}
-
-// newFolderSpec checks the arguments common to image and text folders.
-func newFolderSpec(what, directory string, fsys fs.FS, labels []int, noLabels bool, labelMode string, classNames []string,
-	batchSize int, noBatch, noShuffle bool, seed *int64, split float64, subset string, followLinks, quiet bool, out io.Writer,
-	formats []string, both bool) (*folderSpec, error) {
-	if labelMode == "" {
-		labelMode = "int"
-	}
-	switch labelMode {
-	case "int", "categorical", "binary":
-	case "none":
-		noLabels = true
-	default:
-		return nil, fmt.Errorf("%s: LabelMode %q, want \"int\", \"categorical\" or \"binary\" (NoLabels for none)", what, labelMode)
-	}
-	if noLabels {
-		labelMode = ""
-		labels = nil
-	}
-	if labels != nil && classNames != nil {
-		return nil, fmt.Errorf("%s: ClassNames are only for labels inferred from the sub-folders, not with Labels", what)
-	}
-	if batchSize < 0 {
-		return nil, fmt.Errorf("%s: BatchSize %d, want > 0 (or NoBatch)", what, batchSize)
-	}
-	if batchSize == 0 {
-		batchSize = 32
-	}
-	if noBatch {
-		batchSize = 0
-	}
-	if err := checkSplit(what, split, subset, !noShuffle, seed != nil, both); err != nil {
-		return nil, err
-	}
-	f, root, err := resolveFS(fsys, directory)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	if out == nil {
-		out = os.Stdout
-	}
-	if quiet {
-		out = nil
-	}
-	s := &folderSpec{what: what, labelMode: labelMode, batch: batchSize, shuffle: !noShuffle, seed: drawSeed(seed),
-		split: split, subset: subset, out: out}
-	s.index = indexSpec{what: what, fsys: f, root: root, directory: directory, osPaths: fsys == nil, noLabels: noLabels,
-		labels: labels, formats: formats, classNames: classNames, shuffle: s.shuffle, seed: s.seed, followLinks: followLinks, out: out}
-	return s, nil
-}
-
-// files indexes the folder and checks the label mode against the classes.
-func (s *folderSpec) files() (fileIndex, error) {
-	idx, err := s.index.index()
-	if err != nil {
-		return fileIndex{}, err
-	}
-	if s.labelMode == "binary" && len(idx.classNames) != 2 {
-		return fileIndex{}, fmt.Errorf("%s: LabelMode \"binary\" needs exactly 2 classes, have %d: %q", s.what, len(idx.classNames), idx.classNames)
-	}
-	return idx, nil
-}
-
-// labelTensor returns the labels of idx in s's label mode: int32 ids,
-// float32 one-hot rows (tf.one_hot: an id at or above the class count, as
-// explicit Labels may give, is a row of zeros) or float32 values (N, 1).
-func (s *folderSpec) labelTensor(idx fileIndex) *tensor.Dense {
-	n := len(idx.labels)
-	switch s.labelMode {
-	case "categorical":
-		k := len(idx.classNames)
-		oh := make([]float32, n*k)
-		for i, l := range idx.labels {
-			if l >= 0 && l < k {
-				oh[i*k+l] = 1
-			}
-		}
-		return tensor.New(tensor.WithShape(n, k), tensor.WithBacking(oh))
-	case "binary":
-		v := make([]float32, n)
-		for i, l := range idx.labels {
-			v[i] = float32(l)
-		}
-		return tensor.New(tensor.WithShape(n, 1), tensor.WithBacking(v))
-	}
-	v := make([]int32, n)
-	for i, l := range idx.labels {
-		v[i] = int32(l)
-	}
-	return tensor.New(tensor.WithShape(n), tensor.WithBacking(v))
-}
-
-// dataset builds the pipeline over the files of idx: their positions (and
-// labels) are sliced, shuffled each pass when shuffle is set (tf.data's
-// buffer of batch*8, or 1024 unbatched), batched, and load turns each
-// element's positions into the loaded files, on GOMAXPROCS goroutines,
-// prefetched as Keras' prefetch(AUTOTUNE).
-func (s *folderSpec) dataset(idx fileIndex, shuffle bool, load func(pos []int32) (*tensor.Dense, error)) (*datasets.Dataset, error) {
-	n := len(idx.rel)
-	pos := make([]int32, n)
-	for i := range pos {
-		pos[i] = int32(i)
-	}
-	parts := []*tensor.Dense{tensor.New(tensor.WithShape(n), tensor.WithBacking(pos))}
-	if s.labelMode != "" {
-		parts = append(parts, s.labelTensor(idx))
-	}
-	ds, err := datasets.FromTensorSlices(parts...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.what, err)
-	}
-	if shuffle {
-		buf := 1024
-		if s.batch > 0 {
-			buf = s.batch * 8
-		}
-		ds = ds.Shuffle(buf, s.seed)
-	}
-	if s.batch > 0 {
-		ds = ds.Batch(s.batch)
-	}
-	ds = ds.MapParallel(func(e datasets.Element) (datasets.Element, error) {
-		var p []int32
-		switch v := e[0].Data().(type) {
-		case []int32:
-			p = v
-		case int32:
-			p = []int32{v}
-		}
-		x, err := load(p)
-		if err != nil {
-			return nil, err
-		}
-		if s.batch == 0 {
-			if x, err = unbatch(x); err != nil {
-				return nil, err
-			}
-		}
-		return append(datasets.Element{x}, e[1:]...), nil
-	}, 0).Prefetch(datasets.Autotune)
-	return ds.WithAttributes(idx.classNames, idx.paths), nil
-}
-
-// unbatch returns the one row of x, a batch of one, as a tensor of
-// x's shape without its first axis (a scalar for a 1-D x).
-func unbatch(x *tensor.Dense) (*tensor.Dense, error) {
-	if x.Dims() == 1 {
-		v, err := x.At(0)
-		if err != nil {
-			return nil, err
-		}
-		return tensor.New(tensor.FromScalar(v)), nil
-	}
-	return x, x.Reshape(slices.Clone([]int(x.Shape()[1:]))...)
-}
-
-// subsets returns the training and validation indexes (both) or the one
-// subset asked for.
-func (s *folderSpec) subsets(idx fileIndex, both bool) (train, val fileIndex, err error) {
-	if !both {
-		sub, err := splitSubset(s.what, idx, s.split, s.subset, s.out)
-		return sub, fileIndex{}, err
-	}
-	if train, err = splitSubset(s.what, idx, s.split, "training", s.out); err != nil {
-		return
-	}
-	val, err = splitSubset(s.what, idx, s.split, "validation", s.out)
-	return
 }
 
 // imageLoader reads, decodes and resizes images into one tensor.
@@ -429,47 +245,17 @@ func ImageDatasetFromDirectoryBoth(directory string, cfg ImageDatasetConfig) (tr
 }
 
 func imageDatasetFromDirectory(what, directory string, cfg ImageDatasetConfig, both bool) (*datasets.Dataset, *datasets.Dataset, error) {
-	if both {
-		if cfg.Subset != "" && cfg.Subset != "both" {
-			return nil, nil, fmt.Errorf("%s: Subset %q, want \"\" or \"both\"", what, cfg.Subset)
-		}
-		cfg.Subset = ""
-	}
 	channels, size, first, err := cfg.imageSettings(what)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := newFolderSpec(what, directory, cfg.FS, cfg.Labels, cfg.NoLabels, cfg.LabelMode, cfg.ClassNames, cfg.BatchSize,
-		cfg.NoBatch, cfg.NoShuffle, cfg.Seed, cfg.ValidationSplit, cfg.Subset, cfg.FollowLinks, cfg.Quiet, cfg.Out, imageFormats, both)
+	s, err := newFolderSpec(what, directory, folderArgs{cfg.FS, cfg.Labels, cfg.NoLabels, cfg.LabelMode, cfg.ClassNames, cfg.BatchSize,
+		cfg.NoBatch, cfg.NoShuffle, cfg.Seed, cfg.ValidationSplit, cfg.Subset, cfg.FollowLinks, cfg.Quiet, cfg.Out}, "images", imageFormats, both)
 	if err != nil {
 		return nil, nil, err
 	}
-	idx, err := s.files()
-	if err != nil {
-		return nil, nil, err
-	}
-	train, val, err := s.subsets(idx, both)
-	if err != nil {
-		return nil, nil, err
-	}
-	build := func(sub fileIndex, shuffle bool, which string) (*datasets.Dataset, error) {
-		if len(sub.rel) == 0 {
-			return nil, fmt.Errorf("%s: no%s images in %s (the formats read: %v)", what, which, directory, imageFormats)
-		}
+	return s.build(both, func(sub fileIndex) func([]int32) (*tensor.Dense, error) {
 		l := &imageLoader{what: what, fsys: s.index.fsys, idx: sub, channels: channels, size: size, first: first}
-		return s.dataset(sub, shuffle, l.load)
-	}
-	if !both {
-		ds, err := build(train, s.shuffle, "")
-		return ds, nil, err
-	}
-	tds, err := build(train, s.shuffle, " training")
-	if err != nil {
-		return nil, nil, err
-	}
-	vds, err := build(val, false, " validation")
-	if err != nil {
-		return nil, nil, err
-	}
-	return tds, vds, nil
+		return l.load
+	})
 }

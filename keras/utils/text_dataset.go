@@ -65,33 +65,18 @@ func TextDatasetFromDirectoryBoth(directory string, cfg TextDatasetConfig) (trai
 }
 
 func textDatasetFromDirectory(what, directory string, cfg TextDatasetConfig, both bool) (*datasets.Dataset, *datasets.Dataset, error) {
-	if both {
-		if cfg.Subset != "" && cfg.Subset != "both" {
-			return nil, nil, fmt.Errorf("%s: Subset %q, want \"\" or \"both\"", what, cfg.Subset)
-		}
-		cfg.Subset = ""
-	}
 	if cfg.MaxLength < 0 {
 		return nil, nil, fmt.Errorf("%s: MaxLength %d, want >= 0", what, cfg.MaxLength)
 	}
-	s, err := newFolderSpec(what, directory, cfg.FS, cfg.Labels, cfg.NoLabels, cfg.LabelMode, cfg.ClassNames, cfg.BatchSize,
-		cfg.NoBatch, cfg.NoShuffle, cfg.Seed, cfg.ValidationSplit, cfg.Subset, cfg.FollowLinks, cfg.Quiet, cfg.Out, []string{".txt"}, both)
+	s, err := newFolderSpec(what, directory, folderArgs{cfg.FS, cfg.Labels, cfg.NoLabels, cfg.LabelMode, cfg.ClassNames, cfg.BatchSize,
+		cfg.NoBatch, cfg.NoShuffle, cfg.Seed, cfg.ValidationSplit, cfg.Subset, cfg.FollowLinks, cfg.Quiet, cfg.Out}, "text files", []string{".txt"}, both)
 	if err != nil {
 		return nil, nil, err
 	}
-	idx, err := s.files()
-	if err != nil {
-		return nil, nil, err
-	}
-	train, val, err := s.subsets(idx, both)
-	if err != nil {
-		return nil, nil, err
-	}
-	build := func(sub fileIndex, shuffle bool, which string) (*datasets.Dataset, error) {
-		if len(sub.rel) == 0 {
-			return nil, fmt.Errorf("%s: no%s text files in %s (the format read: .txt)", what, which, directory)
-		}
-		load := func(pos []int32) (*tensor.Dense, error) {
+	// Keras sets only class_names on text datasets; FilePaths is set here
+	// too, for the same use as an image dataset's.
+	return s.build(both, func(sub fileIndex) func([]int32) (*tensor.Dense, error) {
+		return func(pos []int32) (*tensor.Dense, error) {
 			texts := make([]string, len(pos))
 			for i, p := range pos {
 				b, err := fs.ReadFile(s.index.fsys, sub.rel[p])
@@ -105,25 +90,5 @@ func textDatasetFromDirectory(what, directory string, cfg TextDatasetConfig, bot
 			}
 			return tensor.New(tensor.WithShape(len(texts)), tensor.WithBacking(texts)), nil
 		}
-		ds, err := s.dataset(sub, shuffle, load)
-		if err != nil {
-			return nil, err
-		}
-		// Keras sets only class_names on text datasets; FilePaths is set
-		// here too, for the same use as an image dataset's.
-		return ds, nil
-	}
-	if !both {
-		ds, err := build(train, s.shuffle, "")
-		return ds, nil, err
-	}
-	tds, err := build(train, s.shuffle, " training")
-	if err != nil {
-		return nil, nil, err
-	}
-	vds, err := build(val, false, " validation")
-	if err != nil {
-		return nil, nil, err
-	}
-	return tds, vds, nil
+	})
 }
