@@ -1,0 +1,242 @@
+package keras
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/mixedprecision"
+	"github.com/gokeras/gokeras/ops"
+)
+
+// The models of the ONNX export cases (export_test.go's exportCases).
+
+// exportSeedResNet is the seed ResNet at full width
+// (examples/internal/models.ResNetSeed: 2.8 million parameters).
+func exportSeedResNet(t *testing.T) *Model {
+	in := layers.Input([]int{32, 32, 3})
+	x := layers.Apply(layers.NewConv2D(64, 7, layers.WithStrides(2), layers.WithPadding("same")), in)
+	x = layers.Apply(layers.NewBatchNormalization(), x)
+	x = layers.Apply(layers.NewReLU(), x)
+	x = layers.Apply(layers.NewMaxPooling2D(layers.WithPoolSize(3), layers.WithStrides(2), layers.WithPadding("same")), x)
+	for _, b := range []struct {
+		filters, stride int
+		conv            bool
+	}{{64, 1, true}, {64, 1, false}, {128, 2, true}, {128, 1, false}, {256, 2, true}, {256, 1, false}} {
+		x = ioBlock(x, b.filters, 3, b.stride, b.conv)
+	}
+	x = layers.Apply(layers.NewGlobalAveragePooling2D(), x)
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{layers.Apply(layers.NewDense(10), x)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportMLP has Dense layers with every activation the exporter writes,
+// the activation layers and the normalizations of (batch, features).
+func exportMLP(t *testing.T) *Model {
+	x := layers.Input([]int{6}, layers.WithName("features"))
+	h := x
+	for _, act := range []string{"relu", "gelu", "swish", "hard_sigmoid", "hard_swish", "tanh", "elu", "selu",
+		"softplus", "softsign", "mish", "relu6", "leaky_relu", "sigmoid", "linear"} {
+		h = layers.Apply(layers.NewDense(6, layers.WithActivation(act)), h)
+	}
+	h = layers.Apply(layers.NewLayerNormalization(), h)
+	h = layers.Apply(layers.NewBatchNormalization(), h)
+	h = layers.Apply(layers.NewDropout(0.5), h)
+	a := layers.Apply(layers.NewReLU(layers.WithMaxValue(0.4), layers.WithNegativeSlope(0.1), layers.WithThreshold(0.05)), h)
+	b := layers.Apply(layers.NewReLU(layers.WithNegativeSlope(0.2)), h)
+	c := layers.Apply(layers.NewLeakyReLU(layers.WithNegativeSlope(0.25)), h)
+	d := layers.Apply(layers.NewELU(layers.WithAlpha(0.7)), h)
+	h = layers.AverageTensors(layers.SubtractTensors(a, b), layers.MaximumTensors(c, d), layers.MultiplyTensors(a, d))
+	h = layers.Apply(layers.NewActivation("gelu"), h)
+	h = layers.Apply(layers.NewReshape([]int{3, 2}), h)
+	h = layers.Apply(layers.NewDense(4, layers.WithActivation("softmax")), h) // on (batch, 3, 2): MatMul
+	h = layers.Apply(layers.NewLayerNormalization(layers.WithAxis(1)), h)
+	h = layers.Apply(layers.NewSoftmax(), h)
+	h = layers.Apply(layers.NewFlatten(), h)
+	out := layers.Apply(layers.NewDense(3, layers.WithActivation("log_softmax")), h)
+	m, err := NewModel([]*layers.KerasTensor{x}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportMobile has the MobileNet-style convolutions and the image layers
+// around them.
+func exportMobile(t *testing.T) *Model {
+	in := layers.Input([]int{12, 10, 3}, layers.WithName("image"))
+	x := layers.Apply(layers.NewRescaling(1.0/127.5, layers.WithOffset(-1)), in)
+	x = layers.Apply(layers.NewZeroPadding2D(1, 0, 2, 1), x)
+	x = layers.Apply(layers.NewConv2D(8, 3, layers.WithStrides(2), layers.WithActivation("relu6")), x)
+	x = layers.Apply(layers.NewConv2D(8, 3, layers.WithGroups(2), layers.WithPadding("same")), x)
+	x = layers.Apply(layers.NewConv2D(8, 3, layers.WithGroups(8), layers.WithPadding("same"), layers.WithDilationRate(2)), x) // depthwise as grouped
+	d := layers.Apply(layers.NewDepthwiseConv2D(3, layers.WithPadding("same"), layers.WithDepthMultiplier(2), layers.WithActivation("hard_swish")), x)
+	d = layers.Apply(layers.NewBatchNormalization(), d)
+	s := layers.Apply(layers.NewSeparableConv2D(16, 3, layers.WithPadding("same"), layers.WithDilationRate(2), layers.WithActivation("swish")), x)
+	x = layers.MultiplyTensors(d, layers.Apply(layers.NewActivation("sigmoid"), s))
+	x = layers.Apply(layers.NewLayerNormalization(), x) // over the channels, axis 1 of NCHW
+	x = layers.Apply(layers.NewDepthwiseConv2D(3, layers.WithStrides(2), layers.WithPadding("same"), layers.WithUseBias(false)), x)
+	y := layers.Apply(layers.NewAveragePooling2D(layers.WithPoolSize(2), layers.WithStrides(1), layers.WithPadding("same")), x)
+	z := layers.Apply(layers.NewMaxPooling2D(layers.WithPoolSize(2), layers.WithStrides(1), layers.WithPadding("same")), x)
+	x = layers.ConcatenateTensors(-1, y, z)
+	x = layers.Apply(layers.NewConv2DTranspose(6, 3, layers.WithStrides(2), layers.WithPadding("same"), layers.WithActivation("elu")), x)
+	x = layers.Apply(layers.NewConv2DTranspose(4, 2, layers.WithStrides(2), layers.WithPadding("valid")), x)
+	x = layers.Apply(layers.NewCropping2D(1, 2, 0, 1), x)
+	x = layers.Apply(layers.NewActivation("softmax"), x) // over the channels
+	pooled := layers.Apply(layers.NewGlobalMaxPooling2D(), x)
+	kept := layers.Apply(layers.NewGlobalAveragePooling2D(layers.WithKeepDims(true)), x)
+	out := layers.Apply(layers.NewDense(5), layers.ConcatenateTensors(-1, pooled, layers.Apply(layers.NewFlatten(), kept)))
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out, x}, ModelName("mobile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportOperations has Keras 3 operation nodes (keras.ops calls on
+// symbolic tensors: MobileNetV3's hard sigmoid, ConvNeXt's residual Add),
+// the Normalization layer (per channel, adapted, and fixed), and Dense
+// layers on images.
+func exportOperations(t *testing.T) *Model {
+	in := layers.Input([]int{5, 4, 3})
+	norm := layers.NewNormalization(layers.NormalizationSettings{})
+	x := layers.Apply(norm, in)
+	x = layers.Apply(layers.NewConv2D(4, 3, layers.WithPadding("same")), x)
+	hs := layers.CallOp("Multiply", nil, layers.Apply(layers.NewReLU(layers.WithMaxValue(6)), layers.CallOp("Add", nil, x, 3.0)), 1.0/6)
+	x = layers.Apply(layers.NewMultiply(), x, hs)
+	y := layers.Apply(layers.NewDense(4, layers.WithActivation("gelu")), x) // a 1x1 convolution of the NCHW image
+	x = layers.CallOp("Add", nil, x, y)
+	x = layers.CallOp("Subtract", nil, 2.0, layers.CallOp("Divide", nil, x, 4.0))
+	x = layers.CallOp("Maximum", nil, layers.CallOp("Gelu", nil, x), layers.CallOp("Tanh", nil, x))
+	x = layers.CallOp("Softmax", map[string]any{"axis": -1}, x)
+	x = layers.Apply(layers.NewNormalization(layers.NormalizationSettings{Mean: []float64{0.1, 0.2, 0.3, 0.4}, Variance: []float64{2, 1, 0.5, 0.25}, Invert: true}), x)
+	x = layers.Apply(layers.NewDense(3), layers.Apply(layers.NewGlobalAveragePooling2D(layers.WithKeepDims(true)), x)) // Dense on a 1x1 image
+	out := layers.Apply(layers.NewFlatten(), x)                                                                        // no transpose for a 1x1 image
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	data := make([]float32, 6*5*4*3)
+	for i := range data {
+		data[i] = float32(r.NormFloat64()*2 + float64(i%3))
+	}
+	if err := norm.Adapt(ops.Shape{6, 5, 4, 3}, data); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportElementwiseOps has every elementwise operation node the
+// exporter writes, summed.
+func exportElementwiseOps(t *testing.T) *Model {
+	in := layers.Input([]int{6})
+	x := layers.Apply(layers.NewDense(6), in)
+	pos := layers.CallOp("Add", nil, layers.CallOp("Abs", nil, x), 0.5)
+	terms := []*layers.KerasTensor{
+		layers.CallOp("Negative", nil, x), layers.CallOp("Absolute", nil, x), layers.CallOp("Square", nil, x),
+		layers.CallOp("Sqrt", nil, pos), layers.CallOp("Log", nil, pos), layers.CallOp("Exp", nil, layers.CallOp("Minimum", nil, x, 2.0)),
+		layers.CallOp("Power", nil, pos, 2.0), layers.CallOp("Power", nil, pos, 0.5), layers.CallOp("TrueDivide", nil, 1.0, pos),
+		layers.CallOp("Clip", map[string]any{"x_min": -0.5, "x_max": 0.25}, x),
+		layers.CallOp("Elu", map[string]any{"alpha": 0.5}, x), layers.CallOp("LeakyRelu", map[string]any{"negative_slope": 0.3}, x),
+		layers.CallOp("Relu", nil, x), layers.CallOp("Relu6", nil, layers.CallOp("Multiply", nil, x, 4.0)),
+		layers.CallOp("Sigmoid", nil, x), layers.CallOp("HardSigmoid", nil, x), layers.CallOp("HardSilu", nil, x),
+		layers.CallOp("Silu", nil, x), layers.CallOp("Selu", nil, x), layers.CallOp("Softplus", nil, x),
+		layers.CallOp("Softsign", nil, x), layers.CallOp("Tanh", nil, x), layers.CallOp("Gelu", map[string]any{"approximate": false}, x),
+		layers.CallOp("LogSoftmax", map[string]any{"axis": -1}, x), layers.CallOp("Maximum", nil, x, layers.CallOp("Negative", nil, x)),
+	}
+	out := terms[0]
+	for _, term := range terms[1:] {
+		out = layers.CallOp("Add", nil, out, term)
+	}
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportAnySize takes images of any height and width (None): "same"
+// padding is ONNX's SAME_UPPER then, TensorFlow's rule at run time.
+func exportAnySize(t *testing.T) *Model {
+	in := layers.Input([]int{layers.None, layers.None, 3})
+	x := layers.Apply(layers.NewConv2D(4, 3, layers.WithStrides(2), layers.WithPadding("same"), layers.WithActivation("relu")), in)
+	x = layers.Apply(layers.NewMaxPooling2D(layers.WithPoolSize(3), layers.WithStrides(2), layers.WithPadding("same")), x)
+	x = layers.Apply(layers.NewDepthwiseConv2D(3, layers.WithPadding("same"), layers.WithStrides(2)), x)
+	x = layers.Apply(layers.NewBatchNormalization(), x)
+	out := layers.Apply(layers.NewDense(2), layers.Apply(layers.NewGlobalAveragePooling2D(), x))
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportMixed is a small CNN whose layers compute under policy.
+func exportMixed(policy string) func(t *testing.T) *Model {
+	return func(t *testing.T) *Model {
+		p := layers.WithPolicy(mixedprecision.MustPolicy(policy))
+		m, err := NewSequential(
+			layers.NewConv2D(4, 3, p, layers.WithInputShape(8, 8, 2), layers.WithActivation("relu")),
+			layers.NewBatchNormalization(p),
+			layers.NewFlatten(p),
+			layers.NewDense(3, p, layers.WithActivation("softmax")),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+}
+
+// exportUpsample has both upsampling interpolations and a Reshape of an image.
+func exportUpsample(t *testing.T) *Model {
+	in := layers.Input([]int{6, 5, 2})
+	a := layers.Apply(layers.NewUpSampling2D(2, 3), in)
+	b := layers.Apply(layers.NewUpSampling2D(2, 3, layers.WithInterpolation("bilinear")), in)
+	x := layers.Apply(layers.NewConv2D(3, 3, layers.WithPadding("same")), layers.AddTensors(a, b))
+	x = layers.Apply(layers.NewReshape([]int{12, 15, 3}), x) // an image again, in Keras' order
+	x = layers.Apply(layers.NewConv2D(2, 1), x)
+	m, err := NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportEmbedding reads token ids (int32): one Embedding averaged over
+// the unmasked steps (mask_zero), one flattened.
+func exportEmbedding(t *testing.T) *Model {
+	ids := layers.Input([]int{7}, layers.WithDtype("int32"), layers.WithName("tokens"))
+	a := layers.Apply(layers.NewGlobalAveragePooling1D(), layers.Apply(layers.NewEmbedding(20, 4, layers.WithMaskZero(true)), ids))
+	e := layers.Apply(layers.NewEmbedding(20, 3), ids)
+	b := layers.Apply(layers.NewGlobalMaxPooling1D(), e)
+	c := layers.Apply(layers.NewFlatten(), e)
+	out := layers.Apply(layers.NewDense(2, layers.WithActivation("sigmoid")), layers.ConcatenateTensors(-1, a, b, c))
+	m, err := NewModel([]*layers.KerasTensor{ids}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportShared calls one nested model on two tensors (an ensemble of
+// shared weights) and one Dense layer twice.
+func exportShared(t *testing.T) *Model {
+	inner, err := NewSequential(layers.NewDense(5, layers.WithActivation("tanh"), layers.WithInputShape(4)), layers.NewDense(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := layers.Input([]int{4})
+	dense := layers.NewDense(4, layers.WithActivation("relu"))
+	y := inner.Apply(layers.Apply(dense, x))
+	z := inner.Apply(layers.Apply(dense, y))
+	m, err := NewModel([]*layers.KerasTensor{x}, []*layers.KerasTensor{layers.AddTensors(y, z)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
