@@ -172,7 +172,10 @@ func parseNode(node any) (parsedNode, error) {
 			return parsedNode{}, err
 		}
 		list, ok := args.([]any)
-		if !ok {
+		switch {
+		case n["args"] == nil:
+			list = []any{} // keyword arguments only
+		case !ok:
 			list = []any{args}
 		}
 		out := parsedNode{args: list, kwargs: map[string]any{}}

@@ -340,7 +340,57 @@ func (o *Operation) CallArguments() (args []any, kwargs map[string]any) {
 // arguments (a second node of one operation must be the same call on
 // other tensors).
 func (o *Operation) SameCall(args []any, kwargs map[string]any) bool {
-	return fmt.Sprint(o.args) == fmt.Sprint(args) && fmt.Sprint(o.kwargs) == fmt.Sprint(kwargs)
+	return argKey(o.args) == argKey(args) && argKey(o.kwargs) == argKey(kwargs)
+}
+
+// argKey prints an argument tree canonically: slices by their bounds (not
+// their pointers), maps in key order, numbers by value.
+func argKey(v any) string {
+	var b strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			b.WriteString("[")
+			for i, e := range x {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				walk(e)
+			}
+			b.WriteString("]")
+		case map[string]any:
+			b.WriteString("{")
+			for i, k := range slices.Sorted(maps.Keys(x)) {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, "%q:", k)
+				walk(x[k])
+			}
+			b.WriteString("}")
+		case OpSlice:
+			bound := func(p *int) string {
+				if p == nil {
+					return "None"
+				}
+				return fmt.Sprint(*p)
+			}
+			fmt.Fprintf(&b, "slice(%s,%s,%s)", bound(x.Start), bound(x.Stop), bound(x.Step))
+		case OpTensor:
+			fmt.Fprintf(&b, "T%d", int(x))
+		default:
+			if f, ok := argFloat(v); ok {
+				if _, isBool := v.(bool); !isBool {
+					fmt.Fprintf(&b, "%v", f)
+					return
+				}
+			}
+			fmt.Fprintf(&b, "%T:%v", v, v)
+		}
+	}
+	walk(v)
+	return b.String()
 }
 
 // Build implements Layer.

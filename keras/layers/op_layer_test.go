@@ -210,3 +210,25 @@ func TestMaskAttach(t *testing.T) {
 		t.Error("one input: no error")
 	}
 }
+
+// TestOperationSameCall: two parses of one call (slices apart in memory)
+// are the same call; other constants are not.
+func TestOperationSameCall(t *testing.T) {
+	args := func(stop int) []any {
+		return []any{layers.OpTensor(0), []any{layers.OpSlice{Start: intp(1), Stop: intp(stop)}, layers.OpEllipsis{}}}
+	}
+	o := layers.NewOperation("GetItem", nil, args(3), nil)
+	if err := o.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !o.SameCall(args(3), map[string]any{}) {
+		t.Error("the same call, parsed again, is not the same")
+	}
+	if o.SameCall(args(4), map[string]any{}) {
+		t.Error("another slice is the same call")
+	}
+	add := layers.NewOperation("Add", nil, []any{layers.OpTensor(0), 3.0}, nil)
+	if !add.SameCall([]any{layers.OpTensor(0), 3}, nil) || add.SameCall([]any{layers.OpTensor(0), true}, nil) {
+		t.Error("numbers compare by value, booleans apart")
+	}
+}
