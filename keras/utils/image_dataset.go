@@ -223,9 +223,13 @@ func (c *ImageDatasetConfig) imageSettings(what string) (int, resizeSpec, bool, 
 //	    ValidationSplit: 0.2, Subset: "training", Seed: new(int64(123)),
 //	    ImageSize: [2]int{180, 180}, BatchSize: 32})
 //
-// Images are decoded and resized as TensorFlow does for Keras (see
-// decodeTF): PNG, GIF and BMP pixels are TensorFlow's exactly, JPEG ones
-// within a few levels (Go's inverse DCT is not libjpeg's fast one). The
+// Images are decoded and resized as TensorFlow does for Keras (libpng's
+// and libjpeg's color conversions, TensorFlow's BMP and GIF readers,
+// tf.image.resize without antialiasing): PNG, GIF and BMP pixels are
+// TensorFlow's exactly, JPEG ones within a few levels (Go's inverse DCT is
+// not libjpeg's fast one). As in TensorFlow, a GIF or BMP cannot be read
+// in grayscale, nor a GIF or JPEG in rgba; the pass then fails naming the
+// file. The
 // folder is listed at once (an error names what is wrong with it); images
 // are read as batches are drawn, each batch on one of GOMAXPROCS
 // goroutines, and a file that cannot be read or decoded ends the pass with
