@@ -66,6 +66,8 @@ func TestEveryBuiltinLayerRoundTrips(t *testing.T) {
 		{layers.NewRandomCrop(4, 5, layers.WithSeed(1)), []*layers.KerasTensor{img()}},
 		{layers.NewRandomFlip("horizontal"), []*layers.KerasTensor{img()}},
 		{layers.NewRandomTranslation(0.2, 0.1, layers.WithFillMode("constant"), layers.WithFillValue(0.5)), []*layers.KerasTensor{img()}},
+		{layers.NewLayerScale(1e-6, 2), []*layers.KerasTensor{img()}},
+		{layers.NewConv2D(4, 3, layers.WithGroups(2)), []*layers.KerasTensor{img()}},
 		// Recurrent classes (registry_recurrent.go) on (5, 3) sequences.
 		{layers.NewLSTM(3, layers.WithReturnSequences(true), layers.WithUnitForgetBias(false), layers.WithRecurrentInitializer(layers.Orthogonal(2))), []*layers.KerasTensor{layers.Input([]int{5, 3})}},
 		{layers.NewGRU(2, layers.WithResetAfter(false), layers.WithGoBackwards(true), layers.WithInputDropout(0.1)), []*layers.KerasTensor{layers.Input([]int{5, 3})}},

@@ -261,7 +261,7 @@ func TestRegisterLayer(t *testing.T) {
 	if _, err := LayerFromConfig("Dense", map[string]any{"units": "many"}); err == nil || !strings.Contains(err.Error(), "units") {
 		t.Errorf("bad config: %v", err)
 	}
-	if _, err := LayerFromConfig("Conv2D", map[string]any{"filters": 2.0, "kernel_size": []any{3.0, 3.0}, "groups": 2.0}); err == nil {
-		t.Error("groups=2 accepted")
+	if _, err := LayerFromConfig("Conv2D", map[string]any{"filters": 2.0, "kernel_size": []any{3.0, 3.0}, "groups": 3.0}); err == nil {
+		t.Error("groups=3 of 2 filters accepted")
 	}
 }
