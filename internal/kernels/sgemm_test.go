@@ -20,15 +20,35 @@ var testShapes = []gemmCase{
 }
 
 // shapesForRun is testShapes, or under -short (the arm64 tests run under
-// qemu, where the float64 reference dominates) the shapes of at most
-// 300k multiply-adds, which still cover ragged edges of every kernel's
-// tile, one-row/one-column problems, two column blocks (n=2100) and deep k.
+// qemu, where the float64 reference dominates) and under -race the shapes
+// of at most 300k multiply-adds, which still cover ragged edges of every
+// kernel's tile, one-row/one-column problems, two column blocks (n=2100)
+// and deep k. Under -race every kernel, blocking mode and thread count
+// still runs, on these shapes: what the race detector checks is how the
+// threads share A, B and C, which these shapes exercise; the larger
+// shapes' numbers are checked by the run without -race (the sweep took
+// over 7 minutes under -race, past go test's 10-minute timeout with the
+// package's other tests on a loaded 2-core machine).
 func shapesForRun() []gemmCase {
-	if !testing.Short() {
-		return testShapes
+	if testing.Short() {
+		return small(testShapes)
 	}
+	return smallUnderRace(testShapes)
+}
+
+// smallUnderRace returns shapes, or under -race those of at most 300k
+// multiply-adds (see shapesForRun).
+func smallUnderRace(shapes []gemmCase) []gemmCase {
+	if !raceEnabled {
+		return shapes
+	}
+	return small(shapes)
+}
+
+// small returns the shapes of at most 300k multiply-adds.
+func small(shapes []gemmCase) []gemmCase {
 	var s []gemmCase
-	for _, c := range testShapes {
+	for _, c := range shapes {
 		if c.m*c.n*c.k <= 300_000 {
 			s = append(s, c)
 		}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package kernels
+
+// raceEnabled: built with -race (race_on_test.go).
+const raceEnabled = false
