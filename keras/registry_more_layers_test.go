@@ -1,9 +1,12 @@
 package keras
 
 import (
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/ops"
 )
 
 // TestMoreLayersRoundTrip: every class of registry_more_layers.go comes
@@ -67,6 +70,94 @@ func TestMoreLayersRoundTrip(t *testing.T) {
 	for _, class := range moreLayers {
 		if !covered[class] {
 			t.Errorf("registered class %s is not tested", class)
+		}
+	}
+}
+
+// FuzzMoreLayerFromConfig: any JSON config of the classes of
+// registry_more_layers.go gives a layer or an error, and building the
+// layer on small inputs of its rank gives an output shape or an error:
+// never a panic, a hang or a huge allocation.
+//
+//	go test ./keras/ -run '^$' -fuzz '^FuzzMoreLayerFromConfig$' -fuzztime 1m
+func FuzzMoreLayerFromConfig(f *testing.F) {
+	layers.ClearSession()
+	seeds := []layers.Layer{
+		layers.NewDot([]int{1, 2}, layers.WithNormalize(true)),
+		layers.NewGaussianNoise(0.2, layers.WithSeed(1)),
+		layers.NewGroupNormalization(2, layers.WithGammaConstraint(layers.MaxNorm(1, 0))),
+		layers.NewRMSNormalization(layers.WithAxes(1, 2)),
+		layers.NewZeroPadding3D([3][2]int{{1, 0}, {0, 2}, {1, 1}}),
+		layers.NewCropping1D(1, 2),
+		layers.NewUpSampling3D(2, 1, 3),
+		layers.NewConv3D(2, 0, layers.WithKernelSize(2, 1, 2), layers.WithStrides(2), layers.WithPadding("same")),
+		layers.NewMaxPooling3D(layers.WithPoolSize(3, 2, 2), layers.WithPadding("same")),
+		layers.NewConv1DTranspose(2, 3, layers.WithStrides(2), layers.WithOutputPadding(1)),
+		layers.NewSeparableConv1D(2, 2, layers.WithDepthMultiplier(2)),
+		layers.NewRandomBrightness(layers.RandomBrightnessSettings{Factor: 0.3}),
+	}
+	for i, l := range seeds {
+		b, err := json.Marshal(l.GetConfig())
+		if err != nil {
+			f.Fatal(err)
+		}
+		for j, c := range moreLayers {
+			if c == l.ClassName() {
+				f.Add(uint8(j), uint8(i), b)
+			}
+		}
+	}
+	shapes := []ops.Shape{{-1, 6}, {-1, 6, 4}, {-1, 4, 4, 2}, {-1, 3, 4, 3, 2}}
+	f.Fuzz(func(t *testing.T, class, rank uint8, cfgJSON []byte) {
+		var cfg map[string]any
+		if json.Unmarshal(cfgJSON, &cfg) != nil {
+			return
+		}
+		l, err := LayerFromConfig(moreLayers[int(class)%len(moreLayers)], cfg)
+		if err != nil {
+			return
+		}
+		var budget int64 = 1 << 20 // weight values a small file could hold
+		if b, ok := l.(interface{ LimitWeights(*int64) }); ok {
+			b.LimitWeights(&budget)
+		}
+		in := shapes[int(rank)%len(shapes)]
+		n := 1
+		if l.ClassName() == "Dot" || l.ClassName() == "Subtract" || rank >= 128 {
+			n = 2
+		}
+		ins := make([]ops.Shape, n)
+		for i := range ins {
+			ins[i] = in
+		}
+		layers.OutputShape(l, ins)
+	})
+}
+
+// TestDeepWindowsAreCheap: a 3-D pooling or convolution window far deeper
+// than its input (a count a config may declare up to the tensor budget)
+// builds and runs the taps that read the input only, not one per window
+// position.
+func TestDeepWindowsAreCheap(t *testing.T) {
+	for _, cfg := range []struct {
+		class string
+		m     map[string]any
+	}{
+		{"MaxPooling3D", map[string]any{"pool_size": []any{float64(1 << 22), 1.0, 1.0}, "strides": []any{1.0, 1.0, 1.0}, "padding": "same"}},
+		{"AveragePooling3D", map[string]any{"pool_size": []any{float64(1 << 22), 1.0, 1.0}, "padding": "same"}},
+	} {
+		l, err := LayerFromConfig(cfg.class, cfg.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		var out ops.Shape
+		alloc := allocDuring(func() { out, err = layers.OutputShape(l, []ops.Shape{{-1, 3, 2, 2, 1}}) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > 2*time.Second || alloc > 16<<20 {
+			t.Errorf("%s over a window of 2^22: %v and %d bytes for output %v", cfg.class, d, alloc, out)
 		}
 	}
 }

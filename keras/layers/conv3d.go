@@ -127,18 +127,23 @@ func (l *Conv3D) Call(in []ops.Tensor, _ bool) ops.Tensor {
 		panic(&ops.Error{Op: fmt.Sprintf("layer %q (Conv3D)", l.name), Msg: fmt.Sprintf("input %v: %v", s, err)})
 	}
 	xp := g.padDepth(x)
-	taps := make([]ops.Tensor, g.k)
-	for i := range taps {
-		taps[i] = g.tap(xp, i) // (b, out, h, w, c)
+	taps := make([]ops.Tensor, 0, g.hi-g.lo+1)
+	for i := g.lo; i <= g.hi; i++ {
+		taps = append(taps, g.tap(xp, i)) // (b, out, h, w, c)
 	}
 	stacked := taps[0]
 	if len(taps) > 1 {
 		stacked = ops.Concat(-1, taps...)
 	}
 	c := s[4]
-	x4 := ops.Reshape(stacked, ops.Shape{s[0] * g.out, s[2], s[3], g.k * c})
-	w := ops.Transpose(tr.Read(l.Kernel), []int{1, 2, 0, 3, 4}) // (kh, kw, kd, c, f)
-	w4 := ops.Reshape(w, ops.Shape{l.kernel[1], l.kernel[2], g.k * c, l.filters})
+	n := len(taps)
+	x4 := ops.Reshape(stacked, ops.Shape{s[0] * g.out, s[2], s[3], n * c})
+	w := tr.Read(l.Kernel)
+	if n < g.k { // the depth taps that read only padding add nothing
+		w = ops.Slice(w, []int{g.lo, 0, 0, 0, 0}, []int{n, -1, -1, -1, -1})
+	}
+	w = ops.Transpose(w, []int{1, 2, 0, 3, 4}) // (kh, kw, taps, c, f)
+	w4 := ops.Reshape(w, ops.Shape{l.kernel[1], l.kernel[2], n * c, l.filters})
 	y := ops.Conv2D(x4, w4, ops.Conv2DAttrs{Strides: [2]int{l.strides[1], l.strides[2]},
 		Dilations: [2]int{l.dilations[1], l.dilations[2]}, Padding: l.cfg.padding})
 	ys := y.Shape()

@@ -83,11 +83,11 @@ func (l *Pooling3D) Call(in []ops.Tensor, _ bool) ops.Tensor {
 	ps := p.Shape()
 	p = ops.Reshape(p, ops.Shape{s[0], s[1], ps[1], ps[2], ps[3]})
 	pp := g.padDepth(p)
-	if l.isMax && (g.before > 0 || g.pad > 0) {
-		pp = ops.Add(pp, g.paddingMask(tr, s[1], pp.Shape()[1], 5))
+	if l.isMax && (g.front > 0 || g.after > 0) {
+		pp = ops.Add(pp, g.paddingMask(tr, pp.Shape()[1], 5))
 	}
-	y := g.tap(pp, 0)
-	for i := 1; i < g.k; i++ {
+	y := g.tap(pp, g.lo)
+	for i := g.lo + 1; i <= g.hi; i++ {
 		if l.isMax {
 			y = ops.Maximum(y, g.tap(pp, i))
 		} else {
@@ -97,7 +97,7 @@ func (l *Pooling3D) Call(in []ops.Tensor, _ bool) ops.Tensor {
 	if l.isMax {
 		return y
 	}
-	n := g.validTaps(s[1])
+	n := g.validTaps()
 	inv := make([]float32, len(n))
 	for i, c := range n {
 		inv[i] = 1 / c

@@ -126,6 +126,10 @@ def layer_cases(rng):
         ("max_pooling3d_same", L.MaxPooling3D((3, 2, 2), strides=(2, 1, 2), padding="same"), (1, 5, 3, 3, 2)),
         ("average_pooling3d", L.AveragePooling3D((2, 1, 2)), (2, 4, 2, 4, 2)),
         ("average_pooling3d_same", L.AveragePooling3D(3, strides=2, padding="same"), (1, 5, 4, 5, 2)),
+        # windows deeper than the input: taps that read only padding
+        ("max_pooling3d_deep_window", L.MaxPooling3D((7, 1, 2), strides=(1, 1, 2), padding="same"), (1, 3, 2, 2, 1)),
+        ("average_pooling3d_deep_window", L.AveragePooling3D((6, 2, 1), strides=(2, 1, 1), padding="same"), (1, 3, 2, 2, 1)),
+        ("conv3d_deep_kernel", L.Conv3D(2, (5, 1, 2), padding="same"), (1, 2, 2, 3, 2)),
     ]
     cases = []
     for name, layer, shape in specs:
