@@ -91,7 +91,7 @@ func TestKillAndResume(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	os.Mkdir(data, 0o755)
-	fakeMNIST(t, data, 3000, 200)
+	fakeMNIST(t, data, 1500, 200)
 	bin := filepath.Join(dir, "mnist_cnn")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
@@ -121,7 +121,7 @@ func TestKillAndResume(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // into epoch 2 (24 steps of a few ms to tens of ms)
 	if strings.Contains(out.String(), "Epoch 3/3") {
 		t.Log("note: the kill came after epoch 2 finished")
 	}

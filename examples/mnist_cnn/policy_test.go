@@ -26,11 +26,11 @@ func TestPolicyFlag(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	os.Mkdir(data, 0o755)
-	fakeMNIST(t, data, 640, 128)
+	fakeMNIST(t, data, 320, 64)
 	model := filepath.Join(dir, "cnn.keras")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "GOKERAS_EXAMPLE_ARGS=-policy mixed_float16 -dataset mnist -data "+data+
-		" -epochs 3 -seed 3 -verbose 2 -plot= -save-model "+model)
+		" -epochs 2 -seed 3 -verbose 2 -plot= -save-model "+model)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
