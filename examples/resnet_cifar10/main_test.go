@@ -47,12 +47,13 @@ func TestShortRunTwoReplicas(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeCIFAR(t, dir, 16)
-	hist, err := run(2, 3, 8, 0, 0, 1, dir, keras.VerboseSilent, false, 0, models.KerasInit)
+	hist, err := run(2, 2, 8, 0, 0, 1, dir, keras.VerboseSilent, false, 0, models.KerasInit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	loss := hist.History["loss"]
-	if len(loss) != 3 || !(loss[2] < loss[0]) {
-		t.Errorf("loss did not go down over 3 epochs: %v", loss)
+	t.Logf("losses %v", loss)
+	if len(loss) != 2 || !(loss[1] < loss[0]) {
+		t.Errorf("loss did not go down over 2 epochs: %v", loss)
 	}
 }

@@ -24,7 +24,7 @@ func TestShortRunMixedFloat16(t *testing.T) {
 	defer mixedprecision.SetGlobal(mixedprecision.DTypePolicy{})
 	dir := t.TempDir()
 	writeCIFAR(t, dir, 16)
-	hist, err := run(2, 3, 8, 0, 0, 1, dir, keras.VerboseSilent, false, 0, models.KerasInit)
+	hist, err := run(2, 2, 8, 0, 0, 1, dir, keras.VerboseSilent, false, 0, models.KerasInit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +34,9 @@ func TestShortRunMixedFloat16(t *testing.T) {
 			t.Fatalf("loss %v", loss)
 		}
 	}
-	if len(loss) != 3 || !(loss[2] < loss[0]) {
-		t.Errorf("loss did not go down over 3 epochs: %v", loss)
+	t.Logf("losses %v", loss)
+	if len(loss) != 2 || !(loss[1] < loss[0]) {
+		t.Errorf("loss did not go down over 2 epochs: %v", loss)
 	}
 	if _, ok := hist.Model.Optimizer().(*optimizers.LossScaleOptimizer); !ok {
 		t.Errorf("optimizer %T, want a LossScaleOptimizer", hist.Model.Optimizer())
