@@ -297,4 +297,34 @@ func init() {
 	builtin("AveragePooling3D", func(c *cfgReader, o []layers.Option) layers.Layer {
 		return layers.NewAveragePooling3D(pooling3D(c, o)...)
 	})
+	builtin("EinsumDense", func(c *cfgReader, o []layers.Option) layers.Layer {
+		var shape []int
+		switch v := c.m["output_shape"].(type) {
+		case nil:
+			c.fail("output_shape is missing")
+		case []any:
+			for _, d := range v {
+				if d == nil {
+					shape = append(shape, -1)
+					continue
+				}
+				n, ok := toInt(d)
+				if !ok {
+					c.fail("output_shape %v: want integers or None", v)
+				}
+				shape = append(shape, n)
+			}
+		default:
+			n, ok := toInt(v)
+			if !ok {
+				c.fail("output_shape %v: want an integer or a list", v)
+			}
+			shape = []int{n}
+		}
+		if c.present("bias_axes") {
+			o = append(o, layers.WithBiasAxes(c.str("bias_axes", "")))
+		}
+		c.unsupported("quantization_config", "gptq_unpacked_column_size")
+		return layers.NewEinsumDense(c.str("equation", ""), shape, append(o, c.kernelOptions()...)...)
+	})
 }

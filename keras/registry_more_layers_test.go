@@ -61,6 +61,9 @@ func TestMoreLayersRoundTrip(t *testing.T) {
 			[]*layers.KerasTensor{vol()}},
 		{layers.NewMaxPooling3D(layers.WithPoolSize(2, 2, 1), layers.WithPadding("same")), []*layers.KerasTensor{vol()}},
 		{layers.NewAveragePooling3D(layers.WithPoolSize(1, 2, 2), layers.WithStrides(1)), []*layers.KerasTensor{vol()}},
+		{layers.NewEinsumDense("abc,cde->abde", []int{-1, 2, 3}, layers.WithBiasAxes("e"), layers.WithActivation("relu"),
+			layers.WithKernelConstraint(layers.MaxNorm(1, 0))), []*layers.KerasTensor{seq()}},
+		{layers.NewEinsumDense("...b,bc->...c", []int{3}), []*layers.KerasTensor{vol()}},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {
@@ -95,6 +98,7 @@ func FuzzMoreLayerFromConfig(f *testing.F) {
 		layers.NewConv1DTranspose(2, 3, layers.WithStrides(2), layers.WithOutputPadding(1)),
 		layers.NewSeparableConv1D(2, 2, layers.WithDepthMultiplier(2)),
 		layers.NewRandomBrightness(layers.RandomBrightnessSettings{Factor: 0.3}),
+		layers.NewEinsumDense("abc,cde->abde", []int{-1, 2, 3}, layers.WithBiasAxes("de")),
 	}
 	for i, l := range seeds {
 		b, err := json.Marshal(l.GetConfig())

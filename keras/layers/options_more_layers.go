@@ -14,6 +14,7 @@ type moreLayersConfig struct {
 	activity    Regularizer
 	gammaInit   Initializer
 	betaInit    Initializer
+	biasAxes    string
 }
 
 // WithNormalize makes Dot L2-normalize both inputs along the dot axes
@@ -39,4 +40,11 @@ func WithGammaInitializer(i Initializer) Option {
 // (default zeros).
 func WithBetaInitializer(i Initializer) Option {
 	return func(c *config) { c.ml.betaInit = i; c.mark("beta_initializer") }
+}
+
+// WithBiasAxes sets the output axes EinsumDense adds a bias along, as
+// letters of its equation's output (Keras' bias_axes=; default "": no
+// bias).
+func WithBiasAxes(axes string) Option {
+	return func(c *config) { c.ml.biasAxes = axes; c.mark("bias_axes") }
 }

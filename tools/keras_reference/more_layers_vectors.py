@@ -4,7 +4,7 @@ GaussianDropout, AlphaDropout, SpatialDropout1D/2D/3D; GroupNormalization,
 RMSNormalization, UnitNormalization; ZeroPadding1D/3D, Cropping1D/3D,
 UpSampling1D/3D; GlobalAveragePooling3D, GlobalMaxPooling3D,
 RandomBrightness, DepthwiseConv1D, SeparableConv1D, Conv1DTranspose,
-Conv3D, MaxPooling3D, AveragePooling3D; the constraints MaxNorm, NonNeg, UnitNorm, MinMaxNorm;
+Conv3D, MaxPooling3D, AveragePooling3D, EinsumDense; the constraints MaxNorm, NonNeg, UnitNorm, MinMaxNorm;
 activity_regularizer and the gamma/beta regularizers), for gokeras' Go tests:
 
     keras/testdata/keras/more_layers.json              single-input layers
@@ -126,6 +126,13 @@ def layer_cases(rng):
         ("max_pooling3d_same", L.MaxPooling3D((3, 2, 2), strides=(2, 1, 2), padding="same"), (1, 5, 3, 3, 2)),
         ("average_pooling3d", L.AveragePooling3D((2, 1, 2)), (2, 4, 2, 4, 2)),
         ("average_pooling3d_same", L.AveragePooling3D(3, strides=2, padding="same"), (1, 5, 4, 5, 2)),
+        ("einsum_dense_dense", L.EinsumDense("ab,bc->ac", output_shape=4, bias_axes="c", activation="relu"), (3, 5)),
+        ("einsum_dense_3d", L.EinsumDense("abc,cde->abde", output_shape=(None, 2, 3), bias_axes="de"), (2, 3, 4)),
+        ("einsum_dense_bias_one_axis", L.EinsumDense("abc,cde->abde", output_shape=(None, 2, 3), bias_axes="d"), (2, 3, 4)),
+        ("einsum_dense_left_ellipsis", L.EinsumDense("...b,bc->...c", output_shape=4, bias_axes="c"), (2, 3, 5)),
+        ("einsum_dense_right_ellipsis", L.EinsumDense("ab...,bc->ac...", output_shape=5, bias_axes="c"), (2, 4, 3)),
+        ("einsum_dense_contract_two", L.EinsumDense("abcd,cde->abe", output_shape=(None, 4), bias_axes="e"), (2, 3, 2, 3)),
+        ("einsum_dense_no_bias", L.EinsumDense("abc,cd->abd", output_shape=(None, 3)), (2, 2, 4)),
         # windows deeper than the input: taps that read only padding
         ("max_pooling3d_deep_window", L.MaxPooling3D((7, 1, 2), strides=(1, 1, 2), padding="same"), (1, 3, 2, 2, 1)),
         ("average_pooling3d_deep_window", L.AveragePooling3D((6, 2, 1), strides=(2, 1, 1), padding="same"), (1, 3, 2, 2, 1)),
@@ -323,7 +330,8 @@ def model_with_every_class(rng):
     s1 = L.DepthwiseConv1D(3, depth_multiplier=2, padding="same")(h)  # (12, 32)
     s1 = L.SeparableConv1D(4, 3, strides=2)(s1)  # (5, 4)
     s1 = L.Conv1DTranspose(3, 3, strides=2, padding="same")(s1)  # (10, 3)
-    out = L.Concatenate()([L.Flatten()(d), L.Flatten()(v), L.Flatten()(w), g3, L.Flatten()(s1)])
+    ed = L.EinsumDense("abc,cde->abde", output_shape=(12, 2, 3), bias_axes="de")(h)
+    out = L.Concatenate()([L.Flatten()(d), L.Flatten()(v), L.Flatten()(w), g3, L.Flatten()(s1), L.Flatten()(ed)])
     out = L.Dense(3)(out)
     model = keras.Model([a, b], out, name="every_class")
     for wt in model.weights:
