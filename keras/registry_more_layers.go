@@ -116,7 +116,9 @@ func init() {
 		return layers.NewGaussianDropout(c.float("rate", 0), c.seedOption(o)...)
 	})
 	builtin("AlphaDropout", func(c *cfgReader, o []layers.Option) layers.Layer {
-		c.unsupported("noise_shape")
+		if c.present("noise_shape") {
+			o = append(o, layers.WithNoiseShape(c.noneInts("noise_shape")...))
+		}
 		return layers.NewAlphaDropout(c.float("rate", 0), c.seedOption(o)...)
 	})
 	builtin("SpatialDropout1D", func(c *cfgReader, o []layers.Option) layers.Layer {

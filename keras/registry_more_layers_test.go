@@ -29,6 +29,7 @@ func TestMoreLayersRoundTrip(t *testing.T) {
 		{layers.NewGaussianNoise(0.2, layers.WithSeed(4)), []*layers.KerasTensor{seq()}},
 		{layers.NewGaussianDropout(0.3), []*layers.KerasTensor{seq()}},
 		{layers.NewAlphaDropout(0.1, layers.WithSeed(2)), []*layers.KerasTensor{seq()}},
+		{layers.NewAlphaDropout(0.1, layers.WithNoiseShape(layers.None, 1, 4)), []*layers.KerasTensor{seq()}},
 		{layers.NewSpatialDropout1D(0.2), []*layers.KerasTensor{seq()}},
 		{layers.NewSpatialDropout2D(0.2, layers.WithSeed(1)), []*layers.KerasTensor{img()}},
 		{layers.NewSpatialDropout3D(0.2), []*layers.KerasTensor{vol()}},

@@ -251,6 +251,9 @@ func layerNodeCall(class string, n parsedNode) (layerCall, error) {
 			return c, err
 		}
 	}
+	if nIn == 0 {
+		return c, fmt.Errorf("the call passes the layer no tensor")
+	}
 	c.refs = n.refs[:nIn]
 	for _, k := range sortedKeys(n.kwargs) {
 		v := n.kwargs[k]

@@ -84,6 +84,8 @@ func TestNodeArgumentsRefused(t *testing.T) {
 			"node 1 calls it with other constants"},
 		{"a slice bound not an integer", nodeConfig(opEntry("GetItem", "g", nil, node([]any{x, []any{map[string]any{"class_name": "__slice__", "config": map[string]any{"start": "a"}}}}, nil))),
 			"slice start"},
+		{"a layer given no tensor", nodeConfig(layerEntryOf("Softmax", "s", nil, map[string]any{"args": nil, "kwargs": map[string]any{}})),
+			"passes the layer no tensor"},
 		{"return_attention_scores", nodeConfig(layerEntryOf("Dense", "d", map[string]any{"units": 2.0}, node([]any{x}, map[string]any{"return_attention_scores": true}))),
 			"return_attention_scores"},
 	} {

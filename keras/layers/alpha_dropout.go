@@ -16,23 +16,61 @@ import (
 type AlphaDropout struct {
 	Base
 	seedGen
-	rate float64
+	rate       float64
+	noiseShape []int // nil: the input's; None (-1): the input's size there
 }
 
 // NewAlphaDropout makes an AlphaDropout layer; rate must be in [0, 1], as
-// Keras checks. Options: WithSeed, WithName.
+// Keras checks. Options: WithNoiseShape (the mask's shape, batch first: a
+// 1 shares one draw along that axis, None the input's size), WithSeed,
+// WithName.
 func NewAlphaDropout(rate float64, opts ...Option) *AlphaDropout {
 	l := &AlphaDropout{rate: rate}
-	l.init("AlphaDropout", []string{"seed"}, opts)
+	l.init("AlphaDropout", []string{"seed", "noise_shape"}, opts)
 	l.initSeed(&l.Base)
 	if !(rate >= 0 && rate <= 1) && l.err == nil {
 		l.err = fmt.Errorf("layers: AlphaDropout %q: rate must be in [0, 1], got %v", l.name, rate)
 	}
+	if l.cfg.set["noise_shape"] {
+		l.noiseShape = append([]int{}, l.cfg.noiseShape...)
+		for _, d := range l.noiseShape {
+			if d < 1 && d != None && l.err == nil {
+				l.err = fmt.Errorf("layers: AlphaDropout %q: noise_shape %v: want sizes > 0 or None (-1)", l.name, l.noiseShape)
+			}
+		}
+	}
 	return l
 }
 
+// noise is the concrete mask shape for input shape s.
+func (l *AlphaDropout) noise(s ops.Shape) (ops.Shape, error) {
+	if l.noiseShape == nil {
+		return s, nil
+	}
+	if len(l.noiseShape) != len(s) {
+		return nil, fmt.Errorf("noise_shape %v does not have the rank of the input %v", l.noiseShape, s)
+	}
+	n := make(ops.Shape, len(s))
+	for i, d := range l.noiseShape {
+		switch {
+		case d == None:
+			n[i] = s[i]
+		case d == s[i] || d == 1 || s[i] < 0:
+			n[i] = d
+		default:
+			return nil, fmt.Errorf("noise_shape %v does not broadcast to the input %v", l.noiseShape, s)
+		}
+	}
+	return n, nil
+}
+
 // Build implements Layer.
-func (l *AlphaDropout) Build([]ops.Shape) error {
+func (l *AlphaDropout) Build(in []ops.Shape) error {
+	if len(in) == 1 {
+		if _, err := l.noise(in[0]); err != nil {
+			return err
+		}
+	}
 	if l.rate > 0 {
 		l.generator(l.name)
 	}
@@ -56,7 +94,11 @@ func (l *AlphaDropout) Call(in []ops.Tensor, training bool) ops.Tensor {
 	alphaP := -seluAlpha * seluScale
 	a := math.Pow((1-l.rate)*(1+l.rate*alphaP*alphaP), -0.5)
 	b := -a * alphaP * l.rate
-	u := ops.RandomUniform(tr, x.Shape(), 0, 1, l.generator(l.name))
+	noise, err := l.noise(x.Shape())
+	if err != nil {
+		panic(&ops.Error{Op: fmt.Sprintf("layer %q (AlphaDropout)", l.name), Msg: err.Error()})
+	}
+	u := ops.RandomUniform(tr, noise, 0, 1, l.generator(l.name))
 	kept := ops.OneMinus(ops.Greater(tr.Scalar(float32(l.rate)), u)) // u >= rate, as Keras
 	y := ops.Add(ops.Mul(x, kept), ops.Scale(ops.OneMinus(kept), float32(alphaP)))
 	return ops.AddScalar(ops.Scale(y, float32(a)), float32(b))
@@ -68,5 +110,14 @@ func (l *AlphaDropout) GetConfig() map[string]any {
 	m["rate"] = l.rate
 	m["seed"] = seedConfig(l.cfg)
 	m["noise_shape"] = nil
+	if l.noiseShape != nil {
+		ns := make([]any, len(l.noiseShape))
+		for i, d := range l.noiseShape {
+			if d != None {
+				ns[i] = d
+			}
+		}
+		m["noise_shape"] = ns
+	}
 	return m
 }

@@ -51,3 +51,29 @@ func TestAlphaDropoutTraining(t *testing.T) {
 		t.Errorf("output mean %.4f, std %.4f; want 0 and 1", m, s)
 	}
 }
+
+// TestAlphaDropoutNoiseShape: with noise_shape (None, 1, channels) every
+// step of a sample and channel is dropped or kept together.
+func TestAlphaDropoutNoiseShape(t *testing.T) {
+	l := layers.NewAlphaDropout(0.5, layers.WithNoiseShape(layers.None, 1, 3), layers.WithSeed(4))
+	x := make([]float32, 40*5*3)
+	for i := range x {
+		x[i] = 1 + float32(i%7)*0.1
+	}
+	y := layertest.Forward(t, l, true, ops.Value{Shape: ops.Shape{40, 5, 3}, Data: x})
+	alphaP := -1.6732632423543772 * 1.0507009873554805
+	a := math.Pow(0.5*(1+0.5*alphaP*alphaP), -0.5)
+	dropped := float32(a*alphaP - a*alphaP*0.5)
+	for s := range 40 {
+		for c := range 3 {
+			first := math.Abs(float64(y.Data[s*15+c]-dropped)) < 1e-5
+			for p := range 5 {
+				if got := math.Abs(float64(y.Data[(s*5+p)*3+c]-dropped)) < 1e-5; got != first {
+					t.Fatalf("sample %d channel %d: step %d dropped %v, step 0 %v", s, c, p, got, first)
+				}
+			}
+		}
+	}
+	wantErr(t, layers.Apply(layers.NewAlphaDropout(0.1, layers.WithName("ad"), layers.WithNoiseShape(layers.None, 2)), layers.Input([]int{3})).Err(),
+		"ad", "broadcast")
+}

@@ -416,7 +416,18 @@ func (o *Operation) Call(in []ops.Tensor, _ bool) ops.Tensor {
 	if err != nil {
 		panic(&ops.Error{Op: o.opName(), Msg: err.Error()})
 	}
-	return o.run(fill(pos, in).([]any))
+	y := o.run(fill(pos, in).([]any))
+	// A model's tensors are batch-major, and Predict stacks its outputs
+	// along the batch: an operation over the batch axis (a reduction of
+	// every axis, a reshape or transpose moving the batch, x[0]) makes a
+	// graph gokeras cannot run, said here rather than by a wrong stack.
+	b := in[0].Shape()
+	if len(b) > 0 {
+		if ys := y.Shape(); len(ys) == 0 || ys[0] != b[0] {
+			panic(&ops.Error{Op: o.opName(), Msg: fmt.Sprintf("its output %v does not keep the batch axis of its input %v (gokeras' models keep the batch first)", ys, b)})
+		}
+	}
+	return y
 }
 
 func (o *Operation) opName() string { return fmt.Sprintf("operation %s %q", o.class, o.name) }
