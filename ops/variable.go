@@ -22,6 +22,9 @@ type Variable struct {
 
 	mu     sync.RWMutex
 	copies [][]float32
+	// backing, when set, holds the value instead of copies; a nil copy is
+	// then unbound (variable_backing.go).
+	backing Backing
 }
 
 // NewVariable makes a variable with the given initial value (copied).
@@ -88,6 +91,10 @@ func (v *Variable) Mirror(n int) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.backing != nil {
+		v.mirrorBackedLocked(n)
+		return
+	}
 	for len(v.copies) < n {
 		v.copies = append(v.copies, make([]float32, len(v.copies[0])))
 	}
@@ -99,11 +106,16 @@ func (v *Variable) Mirror(n int) {
 
 // Data returns the storage of copy replica (not a copy): executors bind it,
 // optimizers update it in place. Replicas beyond those held read the primary.
+// A copy of a backed variable that is not bound (variable_backing.go) is
+// the exception: Data returns a new slice holding the backing's value.
 func (v *Variable) Data(replica int) []float32 {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	if replica >= len(v.copies) {
 		replica = 0
+	}
+	if v.copies[replica] == nil {
+		return v.readBacking()
 	}
 	return v.copies[replica]
 }
@@ -121,6 +133,9 @@ func (v *Variable) Assign(data []float32) error {
 	for _, c := range v.copies {
 		copy(c, data)
 	}
+	if v.backing != nil {
+		v.backing.WriteValue(data)
+	}
 	return nil
 }
 
@@ -131,6 +146,17 @@ func (v *Variable) Assign(data []float32) error {
 func (v *Variable) AssignFrom(fill func(dst []float32) error) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.backing != nil {
+		buf := make([]float32, v.shape.Size())
+		if err := fill(buf); err != nil {
+			return fmt.Errorf("ops: assign to %q: %w", v.name, err)
+		}
+		for _, c := range v.copies {
+			copy(c, buf)
+		}
+		v.backing.WriteValue(buf)
+		return nil
+	}
 	if err := fill(v.copies[0]); err != nil {
 		return fmt.Errorf("ops: assign to %q: %w", v.name, err)
 	}
@@ -159,6 +185,17 @@ func (v *Variable) update(op string, delta []float32, sign float32) error {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.backing != nil {
+		buf := v.readBacking()
+		for i, d := range delta {
+			buf[i] += sign * d
+		}
+		for _, c := range v.copies {
+			copy(c, buf)
+		}
+		v.backing.WriteValue(buf)
+		return nil
+	}
 	for _, c := range v.copies {
 		for i, d := range delta {
 			c[i] += sign * d

@@ -1,0 +1,98 @@
+package ops
+
+import "fmt"
+
+// Backing keeps the value of a variable outside the variable: a
+// distribution that splits a weight over its devices
+// (distribute/distribution) stores it as the devices' shards, so that no
+// device holds the whole weight between steps. A variable handed to a
+// Backing ([Variable.SetBacking]) frees its copies; a device's step binds
+// a buffer of its own as its copy ([Variable.BindCopy]) for as long as
+// the step needs the whole value.
+type Backing interface {
+	// ReadValue writes the variable's whole value into dst (of the
+	// variable's size).
+	ReadValue(dst []float32)
+	// WriteValue sets the variable's whole value from src.
+	WriteValue(src []float32)
+}
+
+// SetBacking hands v's value to b, which must already hold it, and frees
+// every copy; Replicas is unchanged. Until a copy is bound with
+// [Variable.BindCopy], Data of it returns a new slice holding the value
+// b reads (writes to that slice are lost; use Assign), and Assign,
+// AssignFrom, AssignAdd and AssignSub write through b (and into the bound
+// copies). SetBacking(nil) takes the value back from the old backing into
+// copies of the variable's own.
+func (v *Variable) SetBacking(b Backing) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if b == nil {
+		if v.backing == nil {
+			return
+		}
+		val := v.readBacking()
+		v.backing = nil
+		for i := range v.copies {
+			v.copies[i] = append([]float32(nil), val...)
+		}
+		return
+	}
+	v.backing = b
+	for i := range v.copies {
+		v.copies[i] = nil
+	}
+}
+
+// Backed returns v's backing, nil when v holds its own copies.
+func (v *Variable) Backed() Backing {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.backing
+}
+
+// BindCopy makes buf (of v's size, holding the value the step should
+// read) the storage of copy replica of a backed variable until
+// [Variable.UnbindCopy]: what executors bind and hooks update in place.
+func (v *Variable) BindCopy(replica int, buf []float32) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.backing == nil {
+		return fmt.Errorf("ops: BindCopy %q: the variable has no backing", v.name)
+	}
+	if replica < 0 || replica >= len(v.copies) {
+		return fmt.Errorf("ops: BindCopy %q: replica %d of %d copies", v.name, replica, len(v.copies))
+	}
+	if len(buf) != v.shape.Size() {
+		return fmt.Errorf("ops: BindCopy %q: %d values for shape %v", v.name, len(buf), v.shape)
+	}
+	v.copies[replica] = buf
+	return nil
+}
+
+// UnbindCopy releases copy replica of a backed variable and returns the
+// buffer it was bound to (nil if none), so the caller can keep what the
+// step wrote into it.
+func (v *Variable) UnbindCopy(replica int) []float32 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.backing == nil || replica < 0 || replica >= len(v.copies) {
+		return nil
+	}
+	buf := v.copies[replica]
+	v.copies[replica] = nil
+	return buf
+}
+
+// readBacking returns a new slice holding the backed value. Called with
+// v.mu held.
+func (v *Variable) readBacking() []float32 {
+	buf := make([]float32, v.shape.Size())
+	v.backing.ReadValue(buf)
+	return buf
+}
+
+// mirrorBackedLocked makes a backed variable count n copies, all unbound.
+func (v *Variable) mirrorBackedLocked(n int) {
+	v.copies = make([][]float32, n)
+}

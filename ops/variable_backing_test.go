@@ -1,0 +1,105 @@
+package ops
+
+import (
+	"slices"
+	"testing"
+)
+
+// halves is a Backing that keeps a value as two halves, as two devices
+// would keep their shards.
+type halves struct{ lo, hi []float32 }
+
+func (h *halves) ReadValue(dst []float32) {
+	copy(dst, h.lo)
+	copy(dst[len(h.lo):], h.hi)
+}
+
+func (h *halves) WriteValue(src []float32) {
+	copy(h.lo, src)
+	copy(h.hi, src[len(h.lo):])
+}
+
+// TestBackedVariable: a backed variable frees its copies, reads its value
+// from the backing, writes through it, binds a buffer per replica for a
+// step, and takes its value back when the backing is removed.
+func TestBackedVariable(t *testing.T) {
+	v := NewVariable("w", Shape{2, 2}, []float32{1, 2, 3, 4}, true)
+	v.Mirror(2)
+	h := &halves{lo: []float32{1, 2}, hi: []float32{3, 4}}
+	v.SetBacking(h)
+	if v.Backed() != h || v.Replicas() != 2 {
+		t.Fatalf("backing %v, %d copies; want the backing and 2", v.Backed(), v.Replicas())
+	}
+	for _, c := range v.copies {
+		if c != nil {
+			t.Fatal("a backed variable kept the storage of a copy")
+		}
+	}
+	if got := v.Numpy(); !slices.Equal(got, []float32{1, 2, 3, 4}) {
+		t.Errorf("Numpy %v, want the backing's value", got)
+	}
+	if err := v.Assign([]float32{5, 6, 7, 8}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(h.lo, []float32{5, 6}) || !slices.Equal(h.hi, []float32{7, 8}) {
+		t.Errorf("Assign wrote %v %v to the backing, want [5 6] [7 8]", h.lo, h.hi)
+	}
+	if err := v.AssignAdd([]float32{1, 1, 1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.AssignFrom(func(dst []float32) error { copy(dst, []float32{9, 9, 9, 9}); dst[3] = 0; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Data(1); !slices.Equal(got, []float32{9, 9, 9, 0}) {
+		t.Errorf("Data(1) after AssignFrom %v, want [9 9 9 0]", got)
+	}
+	v.Data(1)[0] = -1 // an unbound copy: a write to the slice is lost
+	if got := v.Numpy(); got[0] != 9 {
+		t.Errorf("a write to an unbound copy's slice reached the value: %v", got)
+	}
+
+	buf := []float32{9, 9, 9, 0}
+	if err := v.BindCopy(1, buf); err != nil {
+		t.Fatal(err)
+	}
+	v.Data(1)[2] = 42 // a step's in-place update of its bound copy
+	if buf[2] != 42 || v.Data(0)[2] != 9 {
+		t.Errorf("bound copy %v, copy 0 %v: the write must reach the bound buffer only", buf, v.Data(0))
+	}
+	if err := v.Assign([]float32{1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(buf, []float32{1, 2, 3, 4}) {
+		t.Errorf("Assign left the bound copy at %v", buf)
+	}
+	if got := v.UnbindCopy(1); &got[0] != &buf[0] {
+		t.Error("UnbindCopy did not return the bound buffer")
+	}
+	if v.UnbindCopy(1) != nil {
+		t.Error("a second UnbindCopy returned a buffer")
+	}
+	for _, bad := range []struct {
+		rep int
+		buf []float32
+	}{{2, buf}, {-1, buf}, {0, buf[:3]}} {
+		if err := v.BindCopy(bad.rep, bad.buf); err == nil {
+			t.Errorf("BindCopy(%d, %d values) succeeded", bad.rep, len(bad.buf))
+		}
+	}
+	v.Mirror(3)
+	if v.Replicas() != 3 || v.Data(2)[3] != 4 {
+		t.Errorf("Mirror(3) of a backed variable: %d copies, copy 2 %v", v.Replicas(), v.Data(2))
+	}
+
+	v.SetBacking(nil)
+	if err := v.Assign([]float32{0, 0, 0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(h.lo, []float32{1, 2}) || v.Replicas() != 3 || v.Data(2)[3] != 1 {
+		t.Errorf("after SetBacking(nil): backing %v, %d copies, copy 2 %v", h.lo, v.Replicas(), v.Data(2))
+	}
+	plain := NewVariable("p", Shape{1}, []float32{1}, true)
+	if err := plain.BindCopy(0, []float32{2}); err == nil {
+		t.Error("BindCopy of a variable without a backing succeeded")
+	}
+}
