@@ -191,11 +191,12 @@ func checkLayerConfig(class string, cfg map[string]any, budget int64) error {
 // classProducts are the products of counts of a class's config that size
 // one tensor (a Resizing output of height x width per channel).
 var classProducts = map[string][][]string{
-	"Resizing":           {{"height", "width"}},
-	"CenterCrop":         {{"height", "width"}},
-	"RandomCrop":         {{"height", "width"}},
-	"MultiHeadAttention": {{"num_heads", "key_dim"}, {"num_heads", "value_dim"}},
-	"Embedding":          {{"input_dim", "output_dim"}},
+	"Resizing":            {{"height", "width"}},
+	"CenterCrop":          {{"height", "width"}},
+	"RandomCrop":          {{"height", "width"}},
+	"MultiHeadAttention":  {{"num_heads", "key_dim"}, {"num_heads", "value_dim"}},
+	"GroupQueryAttention": {{"num_query_heads", "head_dim"}},
+	"Embedding":           {{"input_dim", "output_dim"}},
 }
 
 // checkBuildConfig checks the shapes of a layer entry's build_config:

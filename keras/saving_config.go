@@ -106,7 +106,8 @@ func layerEntry(l layers.Layer, inputShape any) map[string]any {
 // argument per input tensor rather than a list (MultiHeadAttention's
 // query, value, key), with the names of their build shapes.
 var positionalInputs = map[string][]string{
-	"MultiHeadAttention": {"query_shape", "value_shape", "key_shape"},
+	"MultiHeadAttention":  {"query_shape", "value_shape", "key_shape"},
+	"GroupQueryAttention": {"query_shape", "value_shape", "key_shape"},
 }
 
 // nestedLayerKeys are the config keys that hold a wrapped layer or cell

@@ -258,6 +258,14 @@ func layerNodeCall(class string, n parsedNode) (layerCall, error) {
 	for _, k := range sortedKeys(n.kwargs) {
 		v := n.kwargs[k]
 		switch k {
+		case "key":
+			// MultiHeadAttention(query, value, key=k): Keras writes the
+			// key as a keyword argument; it is the layer's third input.
+			if i, ok := v.(layers.OpTensor); ok && int(i) == nIn && nIn == 2 && positionalInputs[class] != nil {
+				nIn++
+				c.refs = n.refs[:nIn]
+				continue
+			}
 		case "training":
 			if t, ok := v.(bool); ok {
 				c.training = &t
@@ -272,8 +280,8 @@ func layerNodeCall(class string, n parsedNode) (layerCall, error) {
 			continue
 		case "use_causal_mask":
 			if b, ok := v.(bool); ok && b {
-				if class != "MultiHeadAttention" && class != "Attention" {
-					return c, fmt.Errorf("use_causal_mask is an argument of MultiHeadAttention and Attention calls, not of %s", class)
+				if class != "MultiHeadAttention" && class != "Attention" && class != "GroupQueryAttention" {
+					return c, fmt.Errorf("use_causal_mask is an argument of MultiHeadAttention, GroupQueryAttention and Attention calls, not of %s", class)
 				}
 				c.causal = true
 			}
@@ -421,6 +429,8 @@ func setCausalMask(l layers.Layer, name string, all bool) error {
 	switch x := l.(type) {
 	case *layers.MultiHeadAttention:
 		x.UseCausalMask = true
+	case *layers.GroupQueryAttention:
+		x.UseCausalMask = true
 	case *layers.Attention:
 		x.UseCausalMask = true
 	default:
@@ -465,6 +475,8 @@ func maskArg(masks []*layers.KerasTensor, tensorArg func(*layers.KerasTensor) ma
 func causalMask(l layers.Layer) bool {
 	switch x := l.(type) {
 	case *layers.MultiHeadAttention:
+		return x.UseCausalMask
+	case *layers.GroupQueryAttention:
 		return x.UseCausalMask
 	case *layers.Attention:
 		return x.UseCausalMask

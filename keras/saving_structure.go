@@ -150,7 +150,7 @@ func (m *Model) structureAt(path string, out *[]structEntry, seen map[any]bool) 
 func layerContainer(path string, ls []layers.Layer, out *[]structEntry, seen map[any]bool) error {
 	used := map[string]int{}
 	for _, l := range ls {
-		name := uniqueInContainer(kerasSnake(l.ClassName()), used)
+		name := uniqueInContainer(kerasSnake(pythonClass(l.ClassName())), used)
 		if err := layerStructure(joinPath(path, name), l, out, seen); err != nil {
 			return err
 		}
@@ -254,6 +254,27 @@ func savedChildren(l layers.Layer) (own []*ops.Variable, attrs []string, childre
 		return nil, []string{"key_dense", "output_dense", "query_dense", "value_dense", "_dropout_layer", "_softmax"},
 			[]any{dense(x.KeyKernel, x.KeyBias), dense(x.OutputKernel, x.OutputBias), dense(x.QueryKernel, x.QueryBias),
 				dense(x.ValueKernel, x.ValueBias), varsChild(nil), varsChild(nil)}
+	case *layers.GroupQueryAttention:
+		// Keras' GroupedQueryAttention keeps its projections in private
+		// EinsumDense attributes (sorted: the dropout and the gate, the
+		// key, output and query projections, the softmax, the value).
+		dense := func(vs ...*ops.Variable) varsChild {
+			var out varsChild
+			for _, v := range vs {
+				if v != nil {
+					out = append(out, v)
+				}
+			}
+			return out
+		}
+		attrs := []string{"_dropout_layer", "_key_dense", "_output_dense", "_query_dense", "_softmax", "_value_dense"}
+		cs := []any{varsChild(nil), dense(x.KeyKernel, x.KeyBias), dense(x.OutputKernel, x.OutputBias),
+			dense(x.QueryKernel, x.QueryBias), varsChild(nil), dense(x.ValueKernel, x.ValueBias)}
+		if x.GateKernel != nil {
+			attrs = append(attrs[:1], append([]string{"_gate_dense"}, attrs[1:]...)...)
+			cs = append(cs[:1], append([]any{dense(x.GateKernel, x.GateBias)}, cs[1:]...)...)
+		}
+		return nil, attrs, cs
 	case interface{ CellOf() layers.Cell }:
 		if c := x.CellOf(); c != nil {
 			return nil, []string{"cell"}, []any{c}
@@ -268,6 +289,17 @@ func savedChildren(l layers.Layer) (own []*ops.Variable, attrs []string, childre
 		return own, attrs, children
 	}
 	return l.Weights(), nil, nil
+}
+
+// pythonClass is the Python class of a Keras class name where the two
+// differ (Keras 3 exports GroupedQueryAttention as GroupQueryAttention and
+// writes that name in configs, but names its weights' paths after the
+// class).
+func pythonClass(class string) string {
+	if class == "GroupQueryAttention" {
+		return "GroupedQueryAttention"
+	}
+	return class
 }
 
 // uniqueInContainer is Keras' _get_unique_name: the first "dense", then

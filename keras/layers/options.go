@@ -60,6 +60,8 @@ type config struct {
 	attn attentionConfig // attention_options.go
 
 	ml moreLayersConfig // options_more_layers.go, options_constraints.go
+
+	gqa groupedQueryConfig // grouped_query_attention_options.go
 }
 
 func (c *config) mark(key string) { c.set[key] = true }
