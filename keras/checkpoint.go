@@ -63,6 +63,9 @@ func NewCheckpoint(model *Model, optimizer optimizers.Optimizer) *Checkpoint {
 func (c *Checkpoint) variables() (map[string]*ops.Variable, error) {
 	vars := map[string]*ops.Variable{}
 	if c.Model != nil {
+		if err := c.Model.usable("Checkpoint"); err != nil {
+			return nil, err
+		}
 		keys, svs, err := c.Model.structVars(false)
 		if err != nil {
 			return nil, err
@@ -216,6 +219,11 @@ func (c *Checkpoint) Restore(path string) error {
 }
 
 func (c *Checkpoint) restore(path string) error {
+	if c.Model != nil {
+		if err := c.Model.usable("Checkpoint"); err != nil {
+			return err
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err

@@ -255,6 +255,9 @@ func (m *Model) resolveMetrics(ys, preds []ops.Shape) error {
 // are made when Fit or Evaluate first sees labels and predictions, before
 // the first step, so a custom step finds them here.
 func (m *Model) Metrics() []metrics.Metric {
+	if m == nil {
+		return nil
+	}
 	var out []metrics.Metric
 	if m.lossTracker != nil {
 		out = append(out, m.lossTracker)
@@ -272,6 +275,9 @@ func (m *Model) Metrics() []metrics.Metric {
 // model.metrics, overridden by a custom type's Metrics method (see
 // [Model.Override]).
 func (m *Model) ResetMetrics() {
+	if m == nil {
+		return
+	}
 	for _, mt := range m.metricList() {
 		mt.ResetState()
 	}
@@ -419,6 +425,7 @@ var errNoLoss = errors.New("No loss to compute. Provide a `Loss` argument in `Co
 // An optional sampleWeight (one weight per example) weighs the loss, as
 // Keras' compute_loss(y=y, y_pred=y_pred, sample_weight=sample_weight).
 func (m *Model) ComputeLoss(yTrue, yPred ops.Tensor, sampleWeight ...ops.Tensor) ops.Tensor {
+	m.mustUsable("ComputeLoss")
 	if len(sampleWeight) > 1 {
 		panic(&ops.Error{Op: m.name, Msg: fmt.Sprintf("ComputeLoss takes one sample weight tensor, got %d", len(sampleWeight))})
 	}

@@ -14,6 +14,9 @@ import (
 // models nest their own). [ModelFromConfig] makes a new model from it,
 // with fresh weights, as Keras' from_config.
 func (m *Model) GetConfig() (map[string]any, error) {
+	if err := m.usable("GetConfig"); err != nil {
+		return nil, err
+	}
 	if m.sequential {
 		return m.sequentialConfig()
 	}

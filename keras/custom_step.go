@@ -108,6 +108,9 @@ type customSteps struct {
 // compiled ones. The custom step runs on every replica under a
 // distribution strategy, like the built-in one.
 func (m *Model) Override(custom any) {
+	if m == nil {
+		return
+	}
 	m.custom = customSteps{}
 	switch c := custom.(type) {
 	case TrainStepper:
@@ -205,6 +208,7 @@ func (m *Model) prepareMetrics(data []ops.Tensor) {
 // loss plus regularization (scaled for distribution, see ComputeLoss), with
 // the "loss" metric updated.
 func (m *Model) CompiledLoss(yTrue, yPred ops.Tensor) ops.Tensor {
+	m.mustUsable("CompiledLoss")
 	loss, report := m.computeLoss(yTrue, yPred)
 	m.trackLoss(report, yTrue.Shape()[0])
 	return loss
@@ -212,6 +216,7 @@ func (m *Model) CompiledLoss(yTrue, yPred ops.Tensor) ops.Tensor {
 
 // UpdateCompiledMetrics is compiled_metrics.update_state in a custom step.
 func (m *Model) UpdateCompiledMetrics(yTrue, yPred ops.Tensor) {
+	m.mustUsable("UpdateCompiledMetrics")
 	if err := m.resolveMetrics([]ops.Shape{yTrue.Shape()}, []ops.Shape{yPred.Shape()}); err != nil {
 		panic(&ops.Error{Op: m.name, Msg: err.Error()})
 	}

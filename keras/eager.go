@@ -34,6 +34,9 @@ import (
 // model made under a strategy with several replicas is an error: its
 // updates would reach one copy; run such steps with strategy.Run.
 func (m *Model) CallEager(x any, training bool) (out ops.Tensor, err error) {
+	if err := m.usable("CallEager"); err != nil {
+		return ops.Tensor{}, err
+	}
 	defer eagerGuard(fmt.Sprintf("model %q", m.name), &err)
 	in, err := EagerTensor(x)
 	if err != nil {

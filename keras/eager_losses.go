@@ -12,6 +12,9 @@ import "github.com/gokeras/gokeras/ops"
 //		loss = ops.Add(loss, l)
 //	}
 func (m *Model) Losses(tr *ops.Trace) []ops.Tensor {
+	if m == nil {
+		return nil
+	}
 	if tr == nil {
 		return nil
 	}

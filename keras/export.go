@@ -18,6 +18,9 @@ import (
 // class, and no file is written. Keras' default format, "tf_saved_model",
 // and "openvino" are not available. The model must be built.
 func (m *Model) Export(path, format string) error {
+	if err := m.usable("Export"); err != nil {
+		return err
+	}
 	switch format {
 	case "onnx":
 	case "", "tf_saved_model", "openvino":

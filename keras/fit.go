@@ -198,6 +198,9 @@ func (m *Model) trainFunction() replicaFunctions {
 // loss, gradients, the optimizer update and the metrics. in holds the model
 // inputs, then one label per output.
 func (m *Model) TrainStep(in []ops.Tensor) (ops.Tensor, error) {
+	if err := m.usable("TrainStep"); err != nil {
+		return ops.Tensor{}, err
+	}
 	x, ys, sws, err := m.splitData(in, "training")
 	if err != nil {
 		return ops.Tensor{}, err
@@ -305,6 +308,9 @@ func trackPerBatch(tracker *metrics.Mean, loss ops.Tensor, batch int) {
 // TestStep is Keras' default test_step: forward in inference mode, loss and
 // metrics.
 func (m *Model) TestStep(in []ops.Tensor) (ops.Tensor, error) {
+	if err := m.usable("TestStep"); err != nil {
+		return ops.Tensor{}, err
+	}
 	x, ys, sws, err := m.splitData(in, "evaluation")
 	if err != nil {
 		return ops.Tensor{}, err

@@ -104,6 +104,9 @@ func MustSequential(ls ...layers.Layer) *Model {
 
 // Add appends a layer to a Sequential model.
 func (m *Model) Add(l layers.Layer) error {
+	if err := m.usable("Add"); err != nil {
+		return err
+	}
 	if !m.sequential {
 		return errors.New("keras: Add: only Sequential models take Add")
 	}
@@ -306,15 +309,23 @@ func (m *Model) index() error {
 }
 
 // Built reports whether the model knows its input shape and has its weights.
-func (m *Model) Built() bool { return m.inputs != nil }
+func (m *Model) Built() bool { return m != nil && m.inputs != nil }
 
 // Name returns the model's name.
-func (m *Model) Name() string { return m.name }
+func (m *Model) Name() string {
+	if m == nil {
+		return ""
+	}
+	return m.name
+}
 
 // Layers returns the model's layers in Keras' model.layers order: for a
 // functional model its InputLayers too, every layer ordered by depth from
 // the inputs, ties in the order a walk back from the outputs meets them.
 func (m *Model) Layers() []layers.Layer {
+	if m == nil {
+		return nil
+	}
 	switch {
 	case m.inputs == nil:
 		return append([]layers.Layer{}, m.pending...)
@@ -325,14 +336,27 @@ func (m *Model) Layers() []layers.Layer {
 }
 
 // Inputs returns the model's symbolic inputs.
-func (m *Model) Inputs() []*layers.KerasTensor { return m.inputs }
+func (m *Model) Inputs() []*layers.KerasTensor {
+	if m == nil {
+		return nil
+	}
+	return m.inputs
+}
 
 // Outputs returns the model's symbolic outputs.
-func (m *Model) Outputs() []*layers.KerasTensor { return m.outputs }
+func (m *Model) Outputs() []*layers.KerasTensor {
+	if m == nil {
+		return nil
+	}
+	return m.outputs
+}
 
 // Weights returns all weights in Keras order: layer by layer, each layer's
 // trainable weights then its non-trainable ones.
 func (m *Model) Weights() []*ops.Variable {
+	if m == nil {
+		return nil
+	}
 	var out []*ops.Variable
 	for _, l := range m.layers {
 		out = append(out, l.Weights()...)
@@ -342,6 +366,9 @@ func (m *Model) Weights() []*ops.Variable {
 
 // TrainableVariables returns the weights optimizers update.
 func (m *Model) TrainableVariables() []*ops.Variable {
+	if m == nil {
+		return nil
+	}
 	var out []*ops.Variable
 	for _, l := range m.layers {
 		out = append(out, l.TrainableWeights()...)
@@ -351,6 +378,9 @@ func (m *Model) TrainableVariables() []*ops.Variable {
 
 // NonTrainableVariables returns the weights optimizers leave alone.
 func (m *Model) NonTrainableVariables() []*ops.Variable {
+	if m == nil {
+		return nil
+	}
 	var out []*ops.Variable
 	for _, l := range m.layers {
 		out = append(out, l.NonTrainableWeights()...)
@@ -359,11 +389,19 @@ func (m *Model) NonTrainableVariables() []*ops.Variable {
 }
 
 // GetWeights returns copies of all weights, as Keras' get_weights.
-func (m *Model) GetWeights() []*tensor.Dense { return layers.GetWeights(m.AsLayer()) }
+func (m *Model) GetWeights() []*tensor.Dense {
+	if m == nil {
+		return nil
+	}
+	return layers.GetWeights(m.AsLayer())
+}
 
 // SetWeights sets all weights from ws, in GetWeights' order. Every entry
 // must be non-nil with its weight's shape; nothing is assigned otherwise.
 func (m *Model) SetWeights(ws []*tensor.Dense) error {
+	if err := m.usable("SetWeights"); err != nil {
+		return err
+	}
 	vars := m.Weights()
 	if len(ws) != len(vars) {
 		return fmt.Errorf("keras: SetWeights: model %s has %d weights, got %d", m.name, len(vars), len(ws))
@@ -395,6 +433,7 @@ func (m *Model) SetWeights(ws []*tensor.Dense) error {
 // Shape misuse panics with an *ops.Error that Fit, Function and the other
 // boundaries return as an error.
 func (m *Model) Call(inputs []ops.Tensor, training bool) []ops.Tensor {
+	m.mustUsable("Call")
 	if m.inputs == nil && len(inputs) == 1 {
 		if err := m.build(inputs[0].Shape()[1:]); err != nil {
 			panic(&ops.Error{Op: m.name, Msg: err.Error()})
@@ -468,6 +507,9 @@ func shapeMatches(want, got ops.Shape) bool {
 // RegularizationLosses returns the layers' regularization penalties in tr
 // (Keras' model.losses).
 func (m *Model) RegularizationLosses(tr *ops.Trace) []ops.Tensor {
+	if m == nil {
+		return nil
+	}
 	var out []ops.Tensor
 	for _, l := range m.layers {
 		out = append(out, l.RegularizationLosses(tr)...)
@@ -477,10 +519,19 @@ func (m *Model) RegularizationLosses(tr *ops.Trace) []ops.Tensor {
 
 // StopTraining asks Fit to stop after the current epoch (Keras'
 // model.stop_training = True), for callbacks such as EarlyStopping.
-func (m *Model) StopTraining() { m.stopTraining = true }
+func (m *Model) StopTraining() {
+	if m != nil {
+		m.stopTraining = true
+	}
+}
 
 // Strategy returns the distribution strategy the model was created under.
-func (m *Model) Strategy() engine.Strategy { return m.strategy }
+func (m *Model) Strategy() engine.Strategy {
+	if m == nil {
+		return nil
+	}
+	return m.strategy
+}
 
 // checkScope reports a strategy scope the model cannot be compiled in: one
 // entered while another strategy's was active, or the scope of a strategy
@@ -514,11 +565,19 @@ func (m *Model) checkMirrored() error {
 }
 
 // Optimizer returns the compiled optimizer.
-func (m *Model) Optimizer() optimizers.Optimizer { return m.optimizer }
+func (m *Model) Optimizer() optimizers.Optimizer {
+	if m == nil {
+		return nil
+	}
+	return m.optimizer
+}
 
 // Build builds a Sequential model for inputs of the given shape (without
 // the batch dimension), as model.build((None, ...)).
 func (m *Model) Build(shape ...int) error {
+	if err := m.usable("Build"); err != nil {
+		return err
+	}
 	if m.Built() {
 		return nil
 	}

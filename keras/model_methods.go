@@ -12,6 +12,9 @@ import (
 // CountParams returns the number of values in the model's weights,
 // trainable or not, as Keras' model.count_params().
 func (m *Model) CountParams() int {
+	if m == nil {
+		return 0
+	}
 	n := 0
 	for _, w := range m.Weights() {
 		n += w.Shape().Size()
@@ -21,6 +24,9 @@ func (m *Model) CountParams() int {
 
 // GetLayer returns the layer named name, as Keras' model.get_layer(name).
 func (m *Model) GetLayer(name string) (layers.Layer, error) {
+	if err := m.usable("GetLayer"); err != nil {
+		return nil, err
+	}
 	for _, l := range m.Layers() {
 		if l.Name() == name {
 			return l, nil
@@ -37,6 +43,9 @@ func (m *Model) GetLayer(name string) (layers.Layer, error) {
 // {"class_name": ..., "config": ...}, the config.json of a .keras file.
 // [ModelFromJSON] makes a new model from it.
 func (m *Model) ToJSON() (string, error) {
+	if err := m.usable("ToJSON"); err != nil {
+		return "", err
+	}
 	cfg, err := m.serialize()
 	if err != nil {
 		return "", fmt.Errorf("keras: ToJSON: %w", err)
@@ -94,6 +103,9 @@ func batchRows(x any) (int, error) {
 // metrics are reset first (reset_metrics=True) and the model's History is
 // left alone.
 func (m *Model) TrainOnBatch(x, y any) (Logs, error) {
+	if err := m.usable("TrainOnBatch"); err != nil {
+		return nil, err
+	}
 	n, err := batchRows(x)
 	if err != nil {
 		return nil, fmt.Errorf("keras: TrainOnBatch: %w", err)
@@ -114,6 +126,9 @@ func (m *Model) TrainOnBatch(x, y any) (Logs, error) {
 // TestOnBatch evaluates the model on one batch, as Keras'
 // model.test_on_batch(x, y, return_dict=True).
 func (m *Model) TestOnBatch(x, y any) (Logs, error) {
+	if err := m.usable("TestOnBatch"); err != nil {
+		return nil, err
+	}
 	n, err := batchRows(x)
 	if err != nil {
 		return nil, fmt.Errorf("keras: TestOnBatch: %w", err)
@@ -124,6 +139,9 @@ func (m *Model) TestOnBatch(x, y any) (Logs, error) {
 // PredictOnBatch returns the model's output for one batch, as Keras'
 // model.predict_on_batch(x).
 func (m *Model) PredictOnBatch(x any) (*tensor.Dense, error) {
+	if err := m.usable("PredictOnBatch"); err != nil {
+		return nil, err
+	}
 	n, err := batchRows(x)
 	if err != nil {
 		return nil, fmt.Errorf("keras: PredictOnBatch: %w", err)

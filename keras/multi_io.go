@@ -26,6 +26,9 @@ import (
 // InputNames returns the names of the model's inputs, in order (Keras'
 // model.input_names): the names of their InputLayers.
 func (m *Model) InputNames() []string {
+	if m == nil {
+		return nil
+	}
 	out := make([]string, len(m.inputs))
 	for i, in := range m.inputs {
 		out[i] = in.Node().Layer.Name()
@@ -37,6 +40,9 @@ func (m *Model) InputNames() []string {
 // model.output_names): the names of the layers that produce them. An
 // unbuilt Sequential model names its last layer.
 func (m *Model) OutputNames() []string {
+	if m == nil {
+		return nil
+	}
 	if m.outputs == nil && len(m.pending) > 0 {
 		return []string{m.pending[len(m.pending)-1].Name()}
 	}

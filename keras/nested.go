@@ -27,6 +27,11 @@ type ModelLayer struct {
 // *ModelLayer on every call, so calls of it share weights, as calling a
 // Keras model twice does).
 func (m *Model) AsLayer() *ModelLayer {
+	if m == nil {
+		// A layer whose Err and Build report the nil model, so that
+		// Apply and NewSequential return the error.
+		return &ModelLayer{trainable: true}
+	}
 	if m.asLayer == nil {
 		m.asLayer = &ModelLayer{m: m, trainable: true}
 	}
@@ -54,24 +59,35 @@ func (m *Model) ApplyTraining(training bool, inputs ...*layers.KerasTensor) *lay
 // non-trainable wherever it is used. Compile again after changing it,
 // as in Keras.
 func (m *Model) SetTrainable(t bool) {
+	if m == nil {
+		return
+	}
 	m.AsLayer().SetTrainable(t)
 }
 
 // Trainable reports the model's trainable flag (see [Model.SetTrainable]).
-func (m *Model) Trainable() bool { return m.AsLayer().trainable }
+func (m *Model) Trainable() bool { return m != nil && m.AsLayer().trainable }
 
 // Model returns the nested model.
 func (l *ModelLayer) Model() *Model { return l.m }
 
 // Name implements layers.Layer: the model's name.
-func (l *ModelLayer) Name() string { return l.m.name }
+func (l *ModelLayer) Name() string { return l.m.Name() }
 
 // ClassName implements layers.Layer: "Sequential" or "Functional".
-func (l *ModelLayer) ClassName() string { return l.m.className }
+func (l *ModelLayer) ClassName() string {
+	if l.m == nil {
+		return "Model"
+	}
+	return l.m.className
+}
 
 // Build implements layers.Layer: an unbuilt Sequential model builds for
 // the input shape; a built model checks the shapes when called.
 func (l *ModelLayer) Build(shapes []ops.Shape) error {
+	if err := l.m.usable("Apply"); err != nil {
+		return err
+	}
 	if l.m.Built() {
 		return nil
 	}
@@ -116,6 +132,9 @@ func (l *ModelLayer) Trainable() bool { return l.trainable }
 // as Keras' model.trainable setter does.
 func (l *ModelLayer) SetTrainable(t bool) {
 	l.trainable = t
+	if l.m == nil {
+		return
+	}
 	for _, il := range l.m.Layers() {
 		il.SetTrainable(t)
 	}
@@ -132,7 +151,7 @@ func (l *ModelLayer) RegularizationLosses(tr *ops.Trace) []ops.Tensor {
 func (l *ModelLayer) GetConfig() map[string]any {
 	cfg, err := l.m.GetConfig()
 	if err != nil {
-		return map[string]any{"name": l.m.name}
+		return map[string]any{"name": l.m.Name()}
 	}
 	return cfg
 }
@@ -142,6 +161,7 @@ func (l *ModelLayer) GetConfig() map[string]any {
 // built at once.
 func (l *ModelLayer) InputShape() ops.Shape {
 	switch {
+	case l.m == nil:
 	case l.m.Built() && len(l.m.inputs) == 1:
 		return l.m.inputs[0].Shape()[1:]
 	case len(l.m.pending) > 0:
@@ -151,6 +171,6 @@ func (l *ModelLayer) InputShape() ops.Shape {
 }
 
 // Err implements layers.Layer.
-func (l *ModelLayer) Err() error { return nil }
+func (l *ModelLayer) Err() error { return l.m.usable("Apply") }
 
 var _ layers.Layer = (*ModelLayer)(nil)

@@ -27,6 +27,9 @@ import (
 // saving_legacy_h5_write.go); LoadModel and Python Keras read it. Any
 // other name is an error that names the accepted extensions, as Keras'.
 func (m *Model) Save(path string) error {
+	if err := m.usable("Save"); err != nil {
+		return err
+	}
 	var err error
 	switch {
 	case strings.HasSuffix(path, ".keras"):

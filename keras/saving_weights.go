@@ -21,6 +21,9 @@ import (
 // compiled. A name ending in .npz gets a NumPy npz archive of the weights
 // under the same keys. Other names are an error, as in Keras.
 func (m *Model) SaveWeights(path string) error {
+	if err := m.usable("SaveWeights"); err != nil {
+		return err
+	}
 	if err := m.saveWeights(path); err != nil {
 		return fmt.Errorf("keras: SaveWeights %s: %w", path, err)
 	}
@@ -69,6 +72,9 @@ func (m *Model) saveWeights(path string) error {
 // are loaded too when the model is compiled (with a count that differs
 // they are skipped with a warning, as Keras skips them).
 func (m *Model) LoadWeights(path string) error {
+	if err := m.usable("LoadWeights"); err != nil {
+		return err
+	}
 	if err := m.loadWeights(path); err != nil {
 		return fmt.Errorf("keras: LoadWeights %s: %w", path, err)
 	}
@@ -239,12 +245,18 @@ func readKeyed(r *npzReader, keys []string, vars []*ops.Variable) ([][]float32, 
 // FitConfig.InitialEpoch takes. Use [Model.SaveCheckpointEpoch] to record
 // another.
 func (m *Model) SaveCheckpoint(path string) error {
+	if err := m.usable("SaveCheckpoint"); err != nil {
+		return err
+	}
 	return m.SaveCheckpointEpoch(path, m.completedEpochs())
 }
 
 // SaveCheckpointEpoch is [Model.SaveCheckpoint] recording epoch as the
 // epoch to resume at.
 func (m *Model) SaveCheckpointEpoch(path string, epoch int) error {
+	if err := m.usable("SaveCheckpoint"); err != nil {
+		return err
+	}
 	if !strings.HasSuffix(path, ".npz") {
 		return fmt.Errorf("keras: SaveCheckpoint %s: the file name must end in .npz", path)
 	}
@@ -294,6 +306,9 @@ func (m *Model) SaveCheckpointEpoch(path string, epoch int) error {
 // before checksums were stored still load (the zip CRC-32 of each member is
 // still checked).
 func (m *Model) RestoreCheckpoint(path string) (epoch int, err error) {
+	if err := m.usable("RestoreCheckpoint"); err != nil {
+		return 0, err
+	}
 	epoch, err = m.restoreCheckpoint(path)
 	if err != nil {
 		return 0, fmt.Errorf("keras: RestoreCheckpoint %s: %w", path, err)

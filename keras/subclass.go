@@ -115,15 +115,28 @@ func (a *subclassLayer) Call(in []ops.Tensor, training bool) ops.Tensor {
 
 // usable reports the misuse of a zero Model: a Go type embedding
 // keras.Model (or a *keras.Model left nil) that was never made by a
-// constructor.
+// constructor. Every method that returns an error checks it first; the
+// accessors (Weights, Layers, Name, ...) of a nil *Model return nothing,
+// and the graph methods (Call, AsLayer of a nil model) panic with it as
+// an *ops.Error.
 func (m *Model) usable(op string) error {
+	const hint = "a Go port of `class M(keras.Model)` embeds *keras.Model and sets it to keras.Subclass(m) (see Subclass)"
 	if m == nil {
-		return fmt.Errorf("keras: %s: nil model", op)
+		return fmt.Errorf("keras: %s: nil *keras.Model: %s", op, hint)
 	}
 	if m.className == "" {
-		return fmt.Errorf("keras: %s: the Model was not made by NewSequential, NewModel or Subclass: a Go port of `class M(keras.Model)` embeds *keras.Model and sets it to keras.Subclass(m) (see Subclass)", op)
+		return fmt.Errorf("keras: %s: the Model was not made by NewSequential, NewModel or Subclass: %s", op, hint)
 	}
 	return nil
+}
+
+// mustUsable is [Model.usable] for the methods that build a traced step
+// and return no error: misuse panics with an *ops.Error, which Fit,
+// Evaluate, Predict and the other boundaries return as an error.
+func (m *Model) mustUsable(op string) {
+	if err := m.usable(op); err != nil {
+		panic(&ops.Error{Op: "keras", Msg: err.Error()})
+	}
 }
 
 var subclassRegistry = struct {

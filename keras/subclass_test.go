@@ -1,8 +1,10 @@
 package keras_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -223,5 +225,81 @@ func TestZeroModelErrors(t *testing.T) {
 	}
 	if _, err := p.Evaluate(x, x, keras.EvaluateConfig{Verbose: keras.VerboseSilent}); err == nil {
 		t.Error("Evaluate of a zero Model: no error")
+	}
+	// The same port with a pointer left nil.
+	type ptrPort struct{ *keras.Model }
+	var q ptrPort
+	if _, err := q.Fit(x, x, keras.FitConfig{Verbose: keras.VerboseSilent}); err == nil || !strings.Contains(err.Error(), "Subclass") {
+		t.Errorf("Fit of a nil *Model: %v", err)
+	}
+	if path := filepath.Join(t.TempDir(), "m.keras"); q.Save(path) == nil || p.Save(path) == nil {
+		t.Error("Save of a zero or nil Model: no error")
+	}
+	if _, err := keras.NewCheckpoint(&p.Model, optimizers.NewAdam()).Save(filepath.Join(t.TempDir(), "ckpt")); err == nil || !strings.Contains(err.Error(), "Subclass") {
+		t.Errorf("checkpoint of a zero Model: %v", err)
+	}
+}
+
+// graphMethods build a traced step and return no error: on a zero or nil
+// Model they panic with an *ops.Error (Fit and the other boundaries
+// return it), never a runtime error.
+// Apply and ApplyTraining return a symbolic tensor carrying the error,
+// as layers.Apply does (NewModel reports it).
+var graphMethods = map[string]bool{"Call": true, "Forward": true,
+	"ComputeLoss": true, "CompiledLoss": true, "UpdateCompiledMetrics": true}
+
+// Every method of a zero Model and of a nil *Model, called with zero
+// arguments: those returning an error return one naming Subclass, the
+// accessors return nothing, the graph methods panic with an *ops.Error;
+// nothing panics with a runtime error (bug 6: a nil pointer in Fit).
+func TestZeroModelEveryMethod(t *testing.T) {
+	errType := reflect.TypeFor[error]()
+	var zero keras.Model
+	for _, m := range []any{&zero, (*keras.Model)(nil), zero.AsLayer(), (*keras.Model)(nil).AsLayer()} {
+		v := reflect.ValueOf(m)
+		for i := range v.NumMethod() {
+			name := v.Type().Method(i).Name
+			f := v.Method(i)
+			ft := f.Type()
+			args := make([]reflect.Value, ft.NumIn())
+			for j := range args {
+				args[j] = reflect.Zero(ft.In(j))
+			}
+			var out []reflect.Value
+			var panicked any
+			func() {
+				defer func() { panicked = recover() }()
+				if ft.IsVariadic() {
+					out = f.CallSlice(args)
+				} else {
+					out = f.Call(args)
+				}
+			}()
+			what := fmt.Sprintf("%s of %T %p", name, m, m)
+			if panicked != nil {
+				if e, ok := panicked.(*ops.Error); !ok || !graphMethods[name] {
+					t.Errorf("%s panicked: %v", what, panicked)
+				} else if !strings.Contains(e.Error(), "Subclass") && !strings.Contains(e.Error(), "No loss") {
+					t.Errorf("%s panicked with %v, which does not say what to do", what, e)
+				}
+				continue
+			}
+			if graphMethods[name] {
+				t.Errorf("%s did not panic", what)
+			}
+			if len(out) == 0 {
+				continue
+			}
+			if e, ok := out[0].Interface().(interface{ Err() error }); ok {
+				if err := e.Err(); err == nil || !strings.Contains(err.Error(), "Subclass") {
+					t.Errorf("%s gave a tensor or layer of error %v, want one naming Subclass", what, err)
+				}
+			}
+			if n := ft.NumOut(); n > 0 && ft.Out(n-1) == errType {
+				if err, _ := out[n-1].Interface().(error); err == nil || !strings.Contains(err.Error(), "Subclass") {
+					t.Errorf("%s returned %v, want an error naming Subclass", what, err)
+				}
+			}
+		}
 	}
 }

@@ -24,6 +24,9 @@ func (m *Model) SummaryString() (string, error) {
 // SummaryTo writes the summary to w. An unbuilt Sequential model (no input
 // shape yet) is an error, as in Keras.
 func (m *Model) SummaryTo(w io.Writer) error {
+	if err := m.usable("Summary"); err != nil {
+		return err
+	}
 	if !m.Built() {
 		return fmt.Errorf("keras: Summary: model %q has not been built yet: give the first layer an input shape (layers.WithInputShape) or call Fit/Predict first", m.name)
 	}
