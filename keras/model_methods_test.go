@@ -1,6 +1,7 @@
 package keras_test
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -124,5 +125,87 @@ func TestOnBatchMethods(t *testing.T) {
 	}
 	if err := layers.SetWeights(dense, ws[:1]); err == nil {
 		t.Error("SetWeights with one weight missing accepted")
+	}
+}
+
+type onBatchCase struct {
+	Name         string
+	Kernel, Bias []float32
+	X, Y         [][]float32
+	Calls        []struct {
+		Call    string
+		Batch   int
+		Logs    map[string]float64
+		Output  []float32
+		Weights [][]float32
+	}
+}
+
+// TrainOnBatch, TestOnBatch and PredictOnBatch against Keras 3
+// (tools/keras_reference/on_batch_vectors.py): each call's logs, computed
+// before its update and over its batch alone (Keras resets the metrics at
+// every call), the weights after it and the predictions, within 1e-6.
+func TestOnBatchMatchesKeras(t *testing.T) {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
+	for _, c := range kerasvectors.Read[onBatchCase](t, "testdata/keras/on_batch.json") {
+		t.Run(c.Name, func(t *testing.T) {
+			dense := layers.NewDense(2, layers.WithInputShape(3))
+			m, err := keras.NewSequential(dense)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dense.Weights()[0].Assign(c.Kernel)
+			dense.Weights()[1].Assign(c.Bias)
+			if err := m.Compile(keras.CompileConfig{Optimizer: optimizers.NewSGD(optimizers.LearningRate(0.1)), Loss: "mse", Metrics: []any{"mae"}}); err != nil {
+				t.Fatal(err)
+			}
+			batch := func(i int) (*tensor.Dense, *tensor.Dense) {
+				return tensor.New(tensor.WithShape(4, 3), tensor.WithBacking(slices.Clone(c.X[i]))),
+					tensor.New(tensor.WithShape(4, 2), tensor.WithBacking(slices.Clone(c.Y[i])))
+			}
+			for i, call := range c.Calls {
+				x, y := batch(call.Batch)
+				var logs keras.Logs
+				switch call.Call {
+				case "train_on_batch":
+					logs, err = m.TrainOnBatch(x, y)
+				case "test_on_batch":
+					logs, err = m.TestOnBatch(x, y)
+				case "predict_on_batch":
+					var p *tensor.Dense
+					p, err = m.PredictOnBatch(x)
+					if err == nil {
+						for j, v := range p.Data().([]float32) {
+							if !near(float64(v), float64(call.Output[j])) {
+								t.Errorf("call %d predict_on_batch[%d] = %v, Keras %v", i, j, v, call.Output[j])
+							}
+						}
+					}
+				default:
+					t.Fatalf("unknown call %q", call.Call)
+				}
+				if err != nil {
+					t.Fatalf("call %d %s: %v", i, call.Call, err)
+				}
+				if call.Logs != nil {
+					if len(logs) != len(call.Logs) {
+						t.Errorf("call %d %s: logs %v, Keras %v", i, call.Call, logs, call.Logs)
+					}
+					for k, want := range call.Logs {
+						if got, ok := logs[k]; !ok || !near(got, want) {
+							t.Errorf("call %d %s: %s = %v, Keras %v", i, call.Call, k, got, want)
+						}
+					}
+				}
+				for j, w := range m.Weights() {
+					for k, v := range w.Numpy() {
+						if !near(float64(v), float64(call.Weights[j][k])) {
+							t.Errorf("call %d %s: %s[%d] = %v, Keras %v", i, call.Call, w.Name(), k, v, call.Weights[j][k])
+							break
+						}
+					}
+				}
+			}
+		})
 	}
 }
