@@ -12,6 +12,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 import keras  # noqa: E402
+import tensorflow as tf  # noqa: E402
 from keras import layers  # noqa: E402
 
 OUT = "keras/testdata/keras/model_json.json"
@@ -35,7 +36,9 @@ def main():
         cases.append({"name": m.name, "json": m.to_json(), "count_params": m.count_params(),
                       "layers": [l.name for l in m.layers]})
     with open(OUT, "w") as f:
-        json.dump({"keras": keras.__version__, "cases": cases}, f, indent=1)
+        manifest = {"generator": "tools/keras_reference/model_json_vectors.py", "keras": keras.__version__,
+                    "tensorflow": tf.__version__}
+        json.dump({"manifest": manifest, "cases": cases}, f, indent=1)
         f.write("\n")
 
 

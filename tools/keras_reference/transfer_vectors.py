@@ -36,6 +36,7 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")  # reproducible sums
 
 import numpy as np  # noqa: E402
 import keras  # noqa: E402
+import tensorflow as tf  # noqa: E402
 
 SEED = 20261201
 OUT = "keras/testdata/keras/transfer_learning.json"
@@ -132,7 +133,9 @@ def main():
     cases = [case(n, rng) for n in ("training_false", "plain", "bn_only")]
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
-        json.dump({"keras": keras.__version__, "cases": cases}, f, indent=1)
+        manifest = {"generator": "tools/keras_reference/transfer_vectors.py", "keras": keras.__version__,
+                    "tensorflow": tf.__version__}
+        json.dump({"manifest": manifest, "cases": cases}, f, indent=1)
         f.write("\n")
 
 
