@@ -233,19 +233,53 @@ func OutputShape(l Layer, shapes []ops.Shape) (out ops.Shape, err error) {
 		}
 		return l.Call(ins, false).Shape()
 	}
-	out = trace(5)
-	if hasNone(shapes) {
-		other := trace(7)
-		for i := range out {
-			if i < len(other) && other[i] != out[i] {
-				out[i] = -1
-			}
-		}
+	if !hasNone(shapes) {
+		out = trace(5)
+	} else {
+		out = traceNone(trace)
 	}
 	if len(out) > 0 && len(shapes) > 0 && len(shapes[0]) > 0 && shapes[0][0] < 0 {
 		out[0] = -1
 	}
 	return out, nil
+}
+
+// noneSizes are the pairs of stand-in sizes tried for None dimensions,
+// smallest first: a layer whose window does not fit the smaller sizes
+// (a 7x7 "valid" convolution on 5 pixels: ResNet's stem on a None-sized
+// image) is traced with larger ones. The sizes of a pair differ by 8 or
+// more, so strides up to 8 still tell a dimension that follows None from
+// one that does not.
+var noneSizes = [][2]int{{5, 7}, {37, 45}, {263, 295}}
+
+// traceNone traces a call on inputs with None dimensions with the first
+// pair of noneSizes both of whose traces succeed, and marks the output
+// dimensions that differ between the two None. When no pair fits it
+// panics with the first pair's error.
+func traceNone(trace func(none int) ops.Shape) ops.Shape {
+	var first any
+	for _, p := range noneSizes {
+		out, other, r := func() (a, b ops.Shape, r any) {
+			defer func() { r = recover() }()
+			return trace(p[0]), trace(p[1]), nil
+		}()
+		if r != nil {
+			if _, ok := r.(*ops.Error); !ok {
+				panic(r)
+			}
+			if first == nil {
+				first = r
+			}
+			continue
+		}
+		for i := range out {
+			if i < len(other) && other[i] != out[i] {
+				out[i] = -1
+			}
+		}
+		return out
+	}
+	panic(first)
 }
 
 // hasNone reports whether a shape has a dimension of unknown size past
