@@ -29,8 +29,9 @@ type shardedVar struct {
 // device over that device's shards (as a parameter server builds its own
 // from the worker's config): its slots have the shards' shapes.
 type shardedOptimizer struct {
-	src optimizers.Optimizer
-	dev []optimizers.Optimizer
+	src    optimizers.Optimizer
+	dev    []optimizers.Optimizer
+	linked map[*shardedVar]bool // variables whose slots are linked (slots.go)
 }
 
 // ApplyGradients registers, on the gradients' trace, the sharded update
@@ -106,6 +107,9 @@ func (r *runner) applyGradients(opt optimizers.Optimizer, grads []ops.Tensor, va
 		split = split || svs[i].mask != 0
 	}
 	so, err := r.optimizer(opt, split)
+	if err == nil {
+		err = r.linkSlots(so, svs)
+	}
 	r.stMu.Unlock()
 	if err != nil {
 		return err
@@ -223,7 +227,7 @@ func (r *runner) optimizer(opt optimizers.Optimizer, split bool) (*shardedOptimi
 		return so, nil
 	}
 	n := r.d.base().mesh.Size()
-	so := &shardedOptimizer{src: opt, dev: make([]optimizers.Optimizer, n)}
+	so := &shardedOptimizer{src: opt, dev: make([]optimizers.Optimizer, n), linked: map[*shardedVar]bool{}}
 	for dev := range so.dev {
 		o, err := keras.OptimizerFromConfig(cfg)
 		if err != nil {
@@ -243,6 +247,18 @@ func (r *runner) optimizer(opt optimizers.Optimizer, split bool) (*shardedOptimi
 // step is one device's update after a replay; grads are its whole
 // gradients of svs.
 func (r *runner) step(dev int, so *shardedOptimizer, svs []*shardedVar, grads [][]float32) error {
+	// The model's optimizer's settings, read before the first collective
+	// (device 0 writes its step count after the last).
+	o := so.dev[dev]
+	if lr, ok := so.src.GetConfig()["learning_rate"].(float64); ok {
+		o.SetLearningRate(lr) // a callback may have changed it; a schedule is o's own
+	}
+	if it := so.src.Iterations(); it != o.Iterations() {
+		// A load or checkpoint restore set the model's step count.
+		if err := o.Variables()[0].Assign([]float32{float32(it)}); err != nil {
+			return err
+		}
+	}
 	all := r.allDevices()
 	var sFull, sOut, rBufs [][]float32
 	var sBlocks []distribute.Block
@@ -276,10 +292,6 @@ func (r *runner) step(dev int, so *shardedOptimizer, svs []*shardedVar, grads []
 	for i, sv := range svs {
 		sv.blocks[dev].Extract(sv.shard[dev].Data(0), sv.v.Data(dev))
 		shards[i], g[i] = sv.shard[dev], sv.grad[dev]
-	}
-	o := so.dev[dev]
-	if lr, ok := so.src.GetConfig()["learning_rate"].(float64); ok {
-		o.SetLearningRate(lr) // a callback may have changed it; a schedule is o's own
 	}
 	if err := o.Apply(nil, g, shards); err != nil {
 		return fmt.Errorf("distribution: device %d: %w", dev, err)
