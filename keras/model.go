@@ -64,6 +64,10 @@ type Model struct {
 	// onBuilt: what runs once the model's weights exist (a deferred
 	// checkpoint restore, checkpoint.go).
 	onBuilt []func() error
+	// subclass is the layer of a model made by Subclass: the model's own
+	// call, whose tracked fields are the model's attributes (saved at the
+	// root of a weights file, as Keras saves a subclassed model's).
+	subclass layers.Layer
 	// History is the history of the last Fit.
 	History *History
 }

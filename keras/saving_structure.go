@@ -142,6 +142,12 @@ func joinPath(dir, name string) string {
 
 func (m *Model) structureAt(path string, out *[]structEntry, seen map[any]bool) error {
 	seen[m] = true
+	if m.subclass != nil {
+		// A subclassed model's attributes are its call's tracked fields,
+		// saved at the model's path (Keras: "encoder/dense_proj/vars/0"),
+		// not below the layer list of the Sequential that runs it.
+		return layerStructure(path, m.subclass, out, seen)
+	}
 	*out = append(*out, structEntry{path: path, name: m.name})
 	return layerContainer(joinPath(path, "layers"), m.savedLayers(), out, seen)
 }

@@ -71,6 +71,7 @@ func Subclass(impl ModelCaller, opts ...SubclassOption) (*Model, error) {
 		return nil, fmt.Errorf("keras: Subclass: %w", err)
 	}
 	m.className = l.ClassName()
+	m.subclass = l
 	m.name = layers.UniqueName(kerasSnake(l.ClassName()))
 	if c.inputShape != nil && !m.Built() {
 		if err := m.build(c.inputShape); err != nil {

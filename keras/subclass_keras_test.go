@@ -1,0 +1,164 @@
+package keras_test
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/gokeras/gokeras/internal/hdf5"
+	"github.com/gokeras/gokeras/internal/kerasvectors"
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
+	"gorgonia.org/tensor"
+)
+
+// vaeKerasCase is testdata/keras/vae_subclass.json, written by
+// tools/keras_reference/subclass_vectors.py from Keras 3.
+type vaeKerasCase struct {
+	Name               string
+	OriginalDim        int `json:"original_dim"`
+	IntermediateDim    int `json:"intermediate_dim"`
+	LatentDim          int `json:"latent_dim"`
+	X                  []float32
+	MeanReconstruction []float32 `json:"mean_reconstruction"`
+	Weights            map[string]transferWeight
+	ClassName          string `json:"class_name"`
+}
+
+// vaeMean is the VAE's deterministic part, decoder(z_mean(x)), over the
+// layers of a vae (the call itself draws noise).
+type vaeMean struct {
+	*keras.Model
+	encoder *encoder
+	decoder *decoder
+}
+
+func (m *vaeMean) Call(in []ops.Tensor, training bool) ops.Tensor {
+	h := layers.Call(m.encoder.denseProj, training, in[0])
+	return layers.Call(m.decoder, training, layers.Call(m.encoder.denseMean, training, h))
+}
+
+// vaeVariables maps the paths of Keras' weights file to the vae's
+// variables, field by field.
+func vaeVariables(v *vae) map[string]*ops.Variable {
+	out := map[string]*ops.Variable{}
+	for prefix, l := range map[string]layers.Layer{
+		"encoder/dense_proj": v.encoder.denseProj, "encoder/dense_mean": v.encoder.denseMean,
+		"encoder/dense_log_var": v.encoder.denseLogVar, "decoder/dense_proj": v.decoder.denseProj,
+		"decoder/dense_output": v.decoder.denseOutput,
+	} {
+		for i, w := range l.Weights() {
+			out[prefix+"/vars/"+string(rune('0'+i))] = w
+		}
+	}
+	return out
+}
+
+// datasetPaths lists the datasets of an HDF5 file by path.
+func datasetPaths(t *testing.T, path string) []string {
+	t.Helper()
+	root, err := hdf5.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(prefix string, g *hdf5.Group)
+	walk = func(prefix string, g *hdf5.Group) {
+		for _, d := range g.Datasets {
+			out = append(out, prefix+d.Name)
+		}
+		for _, s := range g.Groups {
+			walk(prefix+s.Name+"/", s)
+		}
+	}
+	walk("", root)
+	slices.Sort(out)
+	return out
+}
+
+// The guide's subclassed VAE trained in Keras 3 loads into the Go port:
+// its .weights.h5 (the weights at Keras' attribute paths,
+// "encoder/dense_proj/vars/0", at the file's root) and its .keras file
+// (a registered subclass, built for its saved input shape); every weight
+// equals Keras', decoder(z_mean(x)) equals Keras' within 1e-5, and the
+// port, trained as Keras' was, saves the datasets Keras' file has (its
+// layers' and Adam's), at the same paths.
+func TestSubclassedVAEKerasFiles(t *testing.T) {
+	for _, c := range kerasvectors.Read[vaeKerasCase](t, "testdata/keras/vae_subclass.json") {
+		x := tensor.New(tensor.WithShape(len(c.X)/c.OriginalDim, c.OriginalDim), tensor.WithBacking(slices.Clone(c.X)))
+		check := func(t *testing.T, v *vae) {
+			t.Helper()
+			vars := vaeVariables(v)
+			if len(vars) != len(c.Weights) {
+				t.Errorf("%d variables, Keras' file %d", len(vars), len(c.Weights))
+			}
+			for path, w := range c.Weights {
+				got := vars[path]
+				if got == nil {
+					t.Errorf("no variable for Keras' %s", path)
+					continue
+				}
+				if !slices.Equal(got.Numpy(), w.Values) {
+					t.Errorf("%s (%s) differs from Keras'", path, got.Name())
+				}
+			}
+			mm := &vaeMean{encoder: v.encoder, decoder: v.decoder}
+			m, err := keras.Subclass(mm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := m.Predict(x, keras.PredictConfig{Verbose: keras.VerboseSilent})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, got := range p.Data().([]float32) {
+				if want := c.MeanReconstruction[i]; math.Abs(float64(got-want)) > 1e-5 {
+					t.Fatalf("decoder(z_mean(x))[%d] = %v, Keras %v", i, got, want)
+				}
+			}
+		}
+		t.Run("weights.h5", func(t *testing.T) {
+			v := newVAE(t, c.OriginalDim, c.IntermediateDim, c.LatentDim)
+			if _, err := v.Predict(x, keras.PredictConfig{Verbose: keras.VerboseSilent}); err != nil {
+				t.Fatal(err) // builds it
+			}
+			if err := v.LoadWeights("testdata/keras/vae_subclass.weights.h5"); err != nil {
+				t.Fatal(err)
+			}
+			check(t, v)
+			// Trained as Keras' was, its file holds the optimizer's too.
+			if err := v.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(1e-3)), Loss: losses.NewMeanSquaredError()}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := v.Fit(x, x, keras.FitConfig{BatchSize: 8, Verbose: keras.VerboseSilent}); err != nil {
+				t.Fatal(err)
+			}
+			path := t.TempDir() + "/go.weights.h5"
+			if err := v.SaveWeights(path); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := datasetPaths(t, path), datasetPaths(t, "testdata/keras/vae_subclass.weights.h5"); !slices.Equal(got, want) {
+				t.Errorf("SaveWeights wrote\n%v\nKeras' file has\n%v", got, want)
+			}
+		})
+		t.Run("keras", func(t *testing.T) {
+			var made *vae
+			keras.RegisterSubclass(c.ClassName, func(cfg map[string]any) (*keras.Model, error) {
+				dim := func(k string) int { f, _ := cfg[k].(float64); return int(f) }
+				made = newVAE(t, dim("original_dim"), dim("intermediate_dim"), dim("latent_dim"))
+				return made.Model, nil
+			})
+			m, err := keras.LoadModel("testdata/keras/vae_subclass.keras")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if made == nil || m != made.Model {
+				t.Fatal("LoadModel did not make the registered class")
+			}
+			check(t, made)
+		})
+	}
+}
