@@ -429,6 +429,7 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 	for _, v := range p.views {
 		p.bufs[v.out] = p.bufs[v.in][:p.shapes[v.out].Size()]
 	}
+	defer p.releaseVariables()
 	p.trace.BindReplicaContext(rc)
 	var cur *step
 	defer func() {
@@ -510,6 +511,33 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 		outs[i] = ops.Value{Shape: p.shapes[b], Data: p.bufs[b]}
 	}
 	return outs, nil
+}
+
+// releaseVariables drops the run's references to the variables' storage
+// (and views of it, and the kernels' and hooks' arguments), which the next
+// run binds again: a copy a variable
+// binds for one step (ops.Variable.BindCopy) is then freed when released,
+// not kept alive by the program until its next run.
+func (p *Program) releaseVariables() {
+	for _, b := range p.varBufs {
+		p.bufs[b] = nil
+	}
+	for _, v := range p.views {
+		if p.bufs[v.in] == nil {
+			p.bufs[v.out] = nil
+		}
+	}
+	for i := range p.steps {
+		clear(p.steps[i].args) // set again from bufs before each step runs
+	}
+	for i := range p.hooks {
+		h := &p.hooks[i]
+		for j, b := range h.ins {
+			if p.bufs[b] == nil {
+				h.vals[j].Data = nil
+			}
+		}
+	}
 }
 
 // runForeign runs a gorgonia op through its Do (allocating). The only ones
