@@ -1,0 +1,158 @@
+package applications
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gokeras/gokeras/internal/kerasvectors"
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/utils"
+)
+
+// TestKerasWeightFilesLoad: Keras' weights of MobileNet(alpha=0.25,
+// include_top=False) on 32x32 inputs, saved by Keras 3 (.weights.h5) and
+// in Keras 2's legacy .h5 layout (the layout of the ImageNet files),
+// load into the Go constructor's model, given as WithWeights, and it
+// predicts Keras' outputs.
+func TestKerasWeightFilesLoad(t *testing.T) {
+	var c predCase
+	for _, p := range kerasvectors.Read[predCase](t, "testdata/keras/predictions.json") {
+		if p.File {
+			c = p
+		}
+	}
+	if !c.File {
+		t.Fatal("predictions.json has no case for the weight files")
+	}
+	for _, file := range []string{"mobilenet_025.weights.h5", "mobilenet_025.h5"} {
+		t.Run(file, func(t *testing.T) {
+			layers.ClearSession()
+			m, err := MobileNet(WithAlpha(0.25), WithIncludeTop(false), WithInputShape(32, 32, 3),
+				WithWeights(filepath.Join("testdata/keras", file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst := comparePrediction(t, m, c)
+			t.Logf("largest difference from Keras %.2g (of the outputs' mean magnitude %.3g)", worst, c.Output.MeanAbs)
+		})
+	}
+}
+
+// TestImagenetWeightsFromKerasCache: weights "imagenet" asks Keras'
+// cache (utils.GetFile, cache subdir "models") for the file Keras
+// downloads, by Keras' name, URL and digest, and loads what it returns;
+// the architectures' names follow their arguments as in Keras.
+func TestImagenetWeightsFromKerasCache(t *testing.T) {
+	orig := getFile
+	defer func() { getFile = orig }()
+	file := filepath.Join("testdata/keras", "mobilenet_025.h5")
+	var asked []string
+	getFile = func(fname, origin string, cfg utils.GetFileConfig) (string, error) {
+		if cfg.CacheSubdir != "models" {
+			t.Errorf("cache subdir %q, want models", cfg.CacheSubdir)
+		}
+		asked = append(asked, fname+" "+origin+" "+cfg.FileHash)
+		return file, nil
+	}
+	layers.ClearSession()
+	if _, err := MobileNet(WithAlpha(0.25), WithIncludeTop(false), WithInputShape(32, 32, 3)); err != nil {
+		t.Fatal(err)
+	}
+	want := "mobilenet_2_5_224_tf_no_top.h5 https://storage.googleapis.com/tensorflow/keras-applications/mobilenet/mobilenet_2_5_224_tf_no_top.h5 "
+	if len(asked) != 1 || asked[0] != want {
+		t.Errorf("asked for %q, want %q", asked, want)
+	}
+	// The other architectures only ask: their files are not here, so a
+	// file of another architecture is refused by LoadWeights.
+	for _, tc := range []struct {
+		build func() error
+		want  string
+	}{
+		{func() error { _, err := ResNet50(); return err },
+			"resnet50_weights_tf_dim_ordering_tf_kernels.h5 https://storage.googleapis.com/tensorflow/keras-applications/resnet/resnet50_weights_tf_dim_ordering_tf_kernels.h5 2cb95161c43110f7111970584f804107"},
+		{func() error { _, err := ResNet152V2(WithIncludeTop(false)); return err },
+			"resnet152v2_weights_tf_dim_ordering_tf_kernels_notop.h5 https://storage.googleapis.com/tensorflow/keras-applications/resnet/resnet152v2_weights_tf_dim_ordering_tf_kernels_notop.h5 ed17cf2e0169df9d443503ef94b23b33"},
+		{func() error { _, err := VGG19(WithIncludeTop(false)); return err },
+			"vgg19_weights_tf_dim_ordering_tf_kernels_notop.h5 https://storage.googleapis.com/tensorflow/keras-applications/vgg19/vgg19_weights_tf_dim_ordering_tf_kernels_notop.h5 253f8cb515780f3b799900260a226db6"},
+		{func() error { _, err := MobileNetV2(WithAlpha(1.3), WithInputShape(160, 160, 3)); return err },
+			"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.3_160.h5 https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v2/mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.3_160.h5 "},
+	} {
+		asked = nil
+		layers.ClearSession()
+		err := tc.build()
+		if len(asked) != 1 || asked[0] != tc.want {
+			t.Errorf("asked for %q, want %q", asked, tc.want)
+		}
+		if err == nil || !strings.Contains(err.Error(), "LoadWeights") {
+			t.Errorf("loading another architecture's file: err = %v, want LoadWeights' refusal", err)
+		}
+	}
+}
+
+// TestWeightsArgumentErrors: Keras' checks of the arguments, as errors
+// naming the constructor.
+func TestWeightsArgumentErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func() error
+		want  string
+	}{
+		{"imagenet classes", func() error { _, err := ResNet50(WithClasses(10)); return err }, "classes must be 1000"},
+		{"imagenet activation", func() error { _, err := VGG16(WithClassifierActivation("sigmoid")); return err }, "softmax"},
+		{"imagenet top input shape", func() error { _, err := ResNet50(WithInputShape(64, 64, 3)); return err }, "input_shape must be [224 224 3]"},
+		{"imagenet channels", func() error {
+			_, err := ResNet50(WithIncludeTop(false), WithInputShape(64, 64, 1))
+			return err
+		}, "3 input channels"},
+		{"small input", func() error {
+			_, err := ResNet50(WithWeights(""), WithIncludeTop(false), WithInputShape(16, 64, 3))
+			return err
+		}, "at least 32x32"},
+		{"top without size", func() error {
+			_, err := VGG16(WithWeights(""), WithInputShape(layers.None, layers.None, 3))
+			return err
+		}, "fixed size"},
+		{"option not taken", func() error { _, err := ResNet50(WithAlpha(0.5)); return err }, "ResNet50 does not take option(s) alpha"},
+		{"pooling", func() error { _, err := ResNet50(WithWeights(""), WithPooling("mean")); return err }, "pooling must be"},
+		{"mobilenet alpha", func() error { _, err := MobileNet(WithAlpha(0.3)); return err }, "alpha 0.25, 0.5, 0.75 and 1"},
+		{"mobilenet depth multiplier", func() error { _, err := MobileNet(WithDepthMultiplier(2)); return err }, "depth_multiplier 1"},
+		{"mobilenetv2 alpha", func() error { _, err := MobileNetV2(WithAlpha(0.3)); return err }, "alpha 0.35"},
+		{"missing file", func() error {
+			_, err := MobileNet(WithWeights(filepath.Join(t.TempDir(), "none.h5")), WithIncludeTop(false))
+			return err
+		}, "none.h5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			layers.ClearSession()
+			err := tc.build()
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "applications: ") {
+				t.Errorf("err = %v, want one with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestVariableInputSize: without the top and an input shape, a model
+// takes images of any size of at least the least (Keras' (None, None, 3)),
+// and its name says None.
+func TestVariableInputSize(t *testing.T) {
+	layers.ClearSession()
+	m, err := MobileNetV2(WithWeights(""), WithIncludeTop(false), WithAlpha(0.35), WithPooling("avg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name() != "mobilenetv2_0.35_None" {
+		t.Errorf("name %q, want Keras' mobilenetv2_0.35_None", m.Name())
+	}
+	for _, size := range []int{32, 48} {
+		y, err := m.Predict(inputValues("centered", []int{1, size, size, 3}), keras.PredictConfig{Verbose: keras.VerboseSilent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := y.Shape(); len(s) != 2 || s[1] != 1280 {
+			t.Errorf("%dx%d: output shape %v, want (1, 1280)", size, size, s)
+		}
+	}
+}
