@@ -19,6 +19,7 @@ var constructors = map[string]func(...Option) (*keras.Model, error){
 	"ResNet50V2": ResNet50V2, "ResNet101V2": ResNet101V2, "ResNet152V2": ResNet152V2,
 	"VGG16": VGG16, "VGG19": VGG19, "MobileNet": MobileNet, "MobileNetV2": MobileNetV2,
 	"DenseNet121": DenseNet121, "DenseNet169": DenseNet169, "DenseNet201": DenseNet201,
+	"MobileNetV3Small": MobileNetV3Small, "MobileNetV3Large": MobileNetV3Large,
 }
 
 // structCase is one case of testdata/keras/structure.json.gz, written by
