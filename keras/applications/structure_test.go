@@ -20,6 +20,8 @@ var constructors = map[string]func(...Option) (*keras.Model, error){
 	"VGG16": VGG16, "VGG19": VGG19, "MobileNet": MobileNet, "MobileNetV2": MobileNetV2,
 	"DenseNet121": DenseNet121, "DenseNet169": DenseNet169, "DenseNet201": DenseNet201,
 	"MobileNetV3Small": MobileNetV3Small, "MobileNetV3Large": MobileNetV3Large,
+	"EfficientNetB0": EfficientNetB0, "EfficientNetB1": EfficientNetB1, "EfficientNetB2": EfficientNetB2, "EfficientNetB3": EfficientNetB3,
+	"EfficientNetB4": EfficientNetB4, "EfficientNetB5": EfficientNetB5, "EfficientNetB6": EfficientNetB6, "EfficientNetB7": EfficientNetB7,
 }
 
 // structCase is one case of testdata/keras/structure.json.gz, written by
