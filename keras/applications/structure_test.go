@@ -22,6 +22,8 @@ var constructors = map[string]func(...Option) (*keras.Model, error){
 	"MobileNetV3Small": MobileNetV3Small, "MobileNetV3Large": MobileNetV3Large,
 	"EfficientNetB0": EfficientNetB0, "EfficientNetB1": EfficientNetB1, "EfficientNetB2": EfficientNetB2, "EfficientNetB3": EfficientNetB3,
 	"EfficientNetB4": EfficientNetB4, "EfficientNetB5": EfficientNetB5, "EfficientNetB6": EfficientNetB6, "EfficientNetB7": EfficientNetB7,
+	"EfficientNetV2B0": EfficientNetV2B0, "EfficientNetV2B1": EfficientNetV2B1, "EfficientNetV2B2": EfficientNetV2B2,
+	"EfficientNetV2B3": EfficientNetV2B3, "EfficientNetV2S": EfficientNetV2S,
 }
 
 // structCase is one case of testdata/keras/structure.json.gz, written by
