@@ -25,6 +25,7 @@ var constructors = map[string]func(...Option) (*keras.Model, error){
 	"EfficientNetV2B0": EfficientNetV2B0, "EfficientNetV2B1": EfficientNetV2B1, "EfficientNetV2B2": EfficientNetV2B2,
 	"EfficientNetV2B3": EfficientNetV2B3, "EfficientNetV2S": EfficientNetV2S,
 	"InceptionV3": InceptionV3,
+	"Xception":    Xception,
 }
 
 // structCase is one case of testdata/keras/structure.json.gz, written by
