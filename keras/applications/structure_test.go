@@ -24,8 +24,9 @@ var constructors = map[string]func(...Option) (*keras.Model, error){
 	"EfficientNetB4": EfficientNetB4, "EfficientNetB5": EfficientNetB5, "EfficientNetB6": EfficientNetB6, "EfficientNetB7": EfficientNetB7,
 	"EfficientNetV2B0": EfficientNetV2B0, "EfficientNetV2B1": EfficientNetV2B1, "EfficientNetV2B2": EfficientNetV2B2,
 	"EfficientNetV2B3": EfficientNetV2B3, "EfficientNetV2S": EfficientNetV2S,
-	"InceptionV3": InceptionV3,
-	"Xception":    Xception,
+	"InceptionV3":       InceptionV3,
+	"Xception":          Xception,
+	"InceptionResNetV2": InceptionResNetV2,
 }
 
 // structCase is one case of testdata/keras/structure.json.gz, written by
