@@ -41,8 +41,12 @@ type ModelCaller interface {
 // theirs, with nothing listed by hand. The model builds from the data at
 // its first Fit, Evaluate or Predict, or at once with
 // [SubclassInputShape]; Compile may name no loss when the call adds its
-// losses (ops.AddLoss). Save writes its config only if its class is
-// registered (RegisterSubclass); SaveWeights and checkpoints always work.
+// losses (ops.AddLoss). Its weights are saved at the paths of its fields
+// from the root of the file, as Keras saves a subclassed model's, so
+// SaveWeights/LoadWeights exchange files with Keras. LoadModel makes it
+// again from a .keras file only if its class is registered
+// ([RegisterSubclass]), as Keras needs the class; a seed generator's
+// state travels in checkpoints, not in .keras files (neither in Keras').
 func Subclass(impl ModelCaller, opts ...SubclassOption) (*Model, error) {
 	if impl == nil || reflect.ValueOf(impl).Kind() == reflect.Pointer && reflect.ValueOf(impl).IsNil() {
 		return nil, errors.New("keras: Subclass: nil model")

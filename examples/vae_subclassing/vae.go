@@ -141,3 +141,24 @@ func (v *VariationalAutoEncoder) Call(in []ops.Tensor, training bool) ops.Tensor
 	ops.AddLoss(kl)
 	return reconstructed
 }
+
+// The guide's dimensions, which the example trains with.
+const (
+	originalDim     = 784
+	intermediateDim = 64
+	latentDim       = 32
+)
+
+// init registers the model's class, so that keras.LoadModel makes a
+// VariationalAutoEncoder of a saved file again, as Keras loads a
+// subclassed model whose class it knows (the weights, at the paths of
+// its fields, are then loaded into it).
+func init() {
+	keras.RegisterSubclass("VariationalAutoEncoder", func(map[string]any) (*keras.Model, error) {
+		v, err := NewVariationalAutoEncoder(originalDim, intermediateDim, latentDim)
+		if err != nil {
+			return nil, err
+		}
+		return v.Model, nil
+	})
+}
