@@ -30,10 +30,15 @@
 // A distribution is an engine strategy with one replica per mesh device.
 // Each device trains on its rows of every global batch. A weight laid out
 // on mesh axes is stored, per device, as the device's shard, and so are
-// its optimizer slots (FSDP/ZeRO): after the backward pass every device
-// reduce-scatters the gradients (receiving the sum of its shard), updates
-// its shard with its own instance of the optimizer, and all-gathers the
-// updated weights for the next step. Sums run in device order, so a
+// its optimizer slots (FSDP/ZeRO): between steps that is all a device
+// holds of them. A step all-gathers the whole weights into buffers of its
+// own, and after the backward pass every device reduce-scatters the
+// gradients (receiving the sum of its shard) and updates its shard with
+// its own instance of the optimizer; the buffers are freed when the step
+// ends. GetWeights, SetWeights and saving read and write the shards (the
+// model's variables and its optimizer's slots are backed by them), so a
+// sharded model saves the files an unsharded one does, and a checkpoint
+// resumes on another mesh. Sums run in device order, so a
 // ModelParallel step is bitwise a MirroredStrategy step on the same
 // devices, and equal to one device within float32 rounding.
 // docs/model_parallel.md has the design and what is left.

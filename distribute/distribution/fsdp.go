@@ -2,7 +2,6 @@ package distribution
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/gokeras/gokeras/distribute"
 	"github.com/gokeras/gokeras/internal/logging"
@@ -23,6 +22,7 @@ type shardedVar struct {
 	shard  []*ops.Variable    // per device: its shard
 	grad   [][]float32        // per device: its shard of the summed gradient
 	zero   [][]float32        // per device, made when first needed: a zero gradient
+	bound  [][]float32        // per device: the whole value its step reads, while one runs
 }
 
 // shardedOptimizer is one optimizer of the model, instantiated once per
@@ -37,9 +37,9 @@ type shardedOptimizer struct {
 // ApplyGradients registers, on the gradients' trace, the sharded update
 // that replaces opt.ApplyGradients under this distribution: after each
 // replay, every device reduce-scatters the gradients (it receives the sum
-// over all devices of its block of each), updates its shards with its own
-// instance of opt (slots of the shards' size), and all-gathers the
-// weights for the next step. Replicated variables are all-reduced and
+// over all devices of its block of each) and updates its shards with its
+// own instance of opt (slots of the shards' size); the next step gathers
+// the weights again (gather.go). Replicated variables are all-reduced and
 // updated whole on every device. Model.Fit calls it; a custom train step
 // may call it instead of opt.ApplyGradients.
 //
@@ -173,7 +173,7 @@ func (r *runner) place(v *ops.Variable) (*shardedVar, error) {
 		return nil, fmt.Errorf("distribution: variable %q of shape %v: %w", v.Name(), shape, err)
 	}
 	sv := &shardedVar{v: v, layout: layout, blocks: blocks, gather: make([][]int, n), shard: make([]*ops.Variable, n),
-		grad: make([][]float32, n), zero: make([][]float32, n)}
+		grad: make([][]float32, n), zero: make([][]float32, n), bound: make([][]float32, n)}
 	for _, a := range layout.axes {
 		if a != "" {
 			sv.mask |= 1 << mesh.AxisIndex(a)
@@ -201,7 +201,12 @@ func (r *runner) place(v *ops.Variable) (*shardedVar, error) {
 		sv.shard[dev] = s
 		sv.grad[dev] = make([]float32, b.Size())
 	}
+	// From now on the shards are the weight: its copies are freed, a step
+	// gathers the whole value for as long as it runs, and GetWeights,
+	// SetWeights and saving read and write the blocks (slots.go).
+	v.SetBacking(&shardBacking{sv: sv, parts: sv.shard})
 	r.vars[v] = sv
+	r.order = append(r.order, sv)
 	return sv, nil
 }
 
@@ -284,45 +289,24 @@ func (r *runner) step(dev int, so *shardedOptimizer, svs []*shardedVar, grads []
 			return fmt.Errorf("distribution: all-reduce of the gradients: %w", err)
 		}
 	}
-	// The shards start from the weights as they are now (a SetWeights or
-	// a load between steps writes every copy), then this device's
-	// optimizer updates them.
 	shards := make([]*ops.Variable, len(svs))
 	g := make([][]float32, len(svs))
 	for i, sv := range svs {
-		sv.blocks[dev].Extract(sv.shard[dev].Data(0), sv.v.Data(dev))
 		shards[i], g[i] = sv.shard[dev], sv.grad[dev]
 	}
 	if err := o.Apply(nil, g, shards); err != nil {
 		return fmt.Errorf("distribution: device %d: %w", dev, err)
 	}
-	// All-gather, one call per set of mesh axes the layouts use (every
-	// device walks the same sets in the same order); a replicated
-	// variable is its device's own shard.
-	var masks []int
+	// No all-gather: the next step gathers the updated shards (gather.go);
+	// the copy this step bound gets the device's own block, for the hooks
+	// after this one.
 	for _, sv := range svs {
-		if sv.mask == 0 {
-			sv.blocks[dev].Insert(sv.v.Data(dev), sv.shard[dev].Data(0))
-		} else if !slices.Contains(masks, sv.mask) {
-			masks = append(masks, sv.mask)
+		if b := sv.bound[dev]; b != nil && !sv.whole() {
+			sv.blocks[dev].Insert(b, sv.shard[dev].Data(0))
 		}
 	}
-	slices.Sort(masks)
-	for _, m := range masks {
-		var sh, full [][]float32
-		var bs []distribute.Block
-		var group []int
-		for _, sv := range svs {
-			if sv.mask == m {
-				sh = append(sh, sv.shard[dev].Data(0))
-				bs = append(bs, sv.blocks[dev])
-				full = append(full, sv.v.Data(dev))
-				group = sv.gather[dev]
-			}
-		}
-		if err := r.coll.AllGather(dev, sh, bs, group, full); err != nil {
-			return fmt.Errorf("distribution: all-gather of the weights: %w", err)
-		}
+	if err := r.constrain(dev, svs); err != nil {
+		return err
 	}
 	// The model's optimizer counts the step, as if it had applied it.
 	if it := so.src.Variables()[0]; it != nil && (dev == 0 || dev < it.Replicas()) {
@@ -344,14 +328,20 @@ func (r *runner) allDevices() []int {
 // distribution, in bytes of float32.
 type DeviceMemory struct {
 	Device string
-	// Shards: the device's shards of the trained weights.
+	// Shards: the device's shards of the trained weights, all it holds of
+	// them between steps.
 	Shards int64
 	// Slots: its optimizers' slot variables (their shards) and counters.
 	Slots int64
-	// Gathered: the whole weights its step reads, gathered after every
-	// update. The graph binds every variable whole, so these persist
-	// between steps (docs/model_parallel.md: what is left).
+	// Gathered: the whole weights it holds gathered now: during a step,
+	// those it has shards of (a replicated weight's copy is its shard,
+	// not counted twice); 0 between steps.
 	Gathered int64
+	// StepGathered: the most Gathered was during any step so far. Every
+	// split weight is gathered for the whole step (docs/model_parallel.md:
+	// what is left), so the peak of a step is Shards + Slots +
+	// StepGathered.
+	StepGathered int64
 }
 
 // Memory reports, per device in mesh order, the bytes of the training
@@ -363,11 +353,12 @@ func (c *common) Memory() []DeviceMemory {
 	out := make([]DeviceMemory, c.mesh.Size())
 	for dev := range out {
 		out[dev].Device = c.mesh.devices[dev]
+		out[dev].Gathered = r.gathered[dev].now.Load()
+		out[dev].StepGathered = r.gathered[dev].peak.Load()
 	}
-	for _, sv := range r.vars {
+	for _, sv := range r.order {
 		for dev := range out {
 			out[dev].Shards += 4 * int64(sv.shard[dev].Shape().Size())
-			out[dev].Gathered += 4 * int64(sv.v.Shape().Size())
 		}
 	}
 	for _, so := range r.opts {

@@ -62,7 +62,7 @@ func layoutMap(t *testing.T, mesh *distribution.DeviceMesh) *distribution.Layout
 	return lm
 }
 
-func mesh(t *testing.T, data, model int) *distribution.DeviceMesh {
+func mesh(t testing.TB, data, model int) *distribution.DeviceMesh {
 	t.Helper()
 	if err := distribute.SetLogicalCPUs(4); err != nil {
 		t.Fatal(err)
@@ -213,7 +213,9 @@ func TestModelParallelUnevenBatches(t *testing.T) {
 // TestModelParallelBytesFallWithTheModelAxis: the shards and Adam slots a
 // device holds shrink as 1/model: on 1x1, 1x2 and 1x4 meshes each device
 // holds 1, 1/2 and 1/4 of the weights and of the slots (every dimension
-// split here divides by 4).
+// split here divides by 4), and nothing more between steps; during a
+// step it gathered the whole weights (none on 1x1, where its shards are
+// whole).
 func TestModelParallelBytesFallWithTheModelAxis(t *testing.T) {
 	x, y := tokens(8, 3)
 	var full int64
@@ -235,7 +237,7 @@ func TestModelParallelBytesFallWithTheModelAxis(t *testing.T) {
 			full = mem[0].Shards + mem[0].Slots
 		}
 		for _, dm := range mem {
-			t.Logf("1x%d %s: shards %d B, slots %d B, gathered %d B (weights %d B)", m, dm.Device, dm.Shards, dm.Slots, dm.Gathered, weights)
+			t.Logf("1x%d %s: shards %d B, slots %d B, gathered %d B now, %d B in a step (weights %d B)", m, dm.Device, dm.Shards, dm.Slots, dm.Gathered, dm.StepGathered, weights)
 			if dm.Shards != weights/int64(m) {
 				t.Errorf("1x%d %s holds %d B of shards, want %d", m, dm.Device, dm.Shards, weights/int64(m))
 			}
@@ -243,8 +245,11 @@ func TestModelParallelBytesFallWithTheModelAxis(t *testing.T) {
 			if dm.Slots != 2*weights/int64(m)+4 {
 				t.Errorf("1x%d %s holds %d B of slots, want %d", m, dm.Device, dm.Slots, 2*weights/int64(m)+4)
 			}
-			if dm.Gathered != weights {
-				t.Errorf("1x%d %s gathers %d B, want the weights' %d", m, dm.Device, dm.Gathered, weights)
+			if dm.Gathered != 0 {
+				t.Errorf("1x%d %s holds %d B of gathered weights between steps, want 0", m, dm.Device, dm.Gathered)
+			}
+			if want := map[bool]int64{true: 0, false: weights}[m == 1]; dm.StepGathered != want {
+				t.Errorf("1x%d %s gathered %d B in a step, want %d", m, dm.Device, dm.StepGathered, want)
 			}
 		}
 		if m == 4 && 4*(mem[0].Shards+mem[0].Slots) > full+3*4 {
@@ -273,8 +278,12 @@ func TestDataParallelEqualsMirrored(t *testing.T) {
 	if d, same := maxDiff(got, ref); !same {
 		t.Errorf("weights differ from MirroredStrategy by up to %g; want bitwise equal", d)
 	}
-	if mem := dp.Memory(); mem[0].Shards != mem[0].Gathered {
-		t.Errorf("DataParallel shards %d B, want the whole weights %d B", mem[0].Shards, mem[0].Gathered)
+	var weights int64
+	for _, w := range got.weights {
+		weights += 4 * int64(len(w))
+	}
+	if mem := dp.Memory(); mem[0].Shards != weights || mem[0].StepGathered != 0 {
+		t.Errorf("DataParallel: shards %d B, %d B gathered in a step; want the whole weights %d B as shards, none gathered", mem[0].Shards, mem[0].StepGathered, weights)
 	}
 }
 
@@ -461,9 +470,13 @@ func TestMixedLayoutsEqualMirrored(t *testing.T) {
 	if d, same := maxDiff(got, ref); !same {
 		t.Errorf("weights differ from MirroredStrategy by up to %g; want bitwise equal", d)
 	}
+	var weights int64
+	for _, w := range got.weights {
+		weights += 4 * int64(len(w))
+	}
 	mem := mp.Memory()
-	if mem[0].Shards >= mem[0].Gathered || mem[0].Shards == 0 {
-		t.Errorf("device 0 holds %d B of shards of %d B of weights: nothing was split", mem[0].Shards, mem[0].Gathered)
+	if mem[0].Shards >= weights || mem[0].Shards == 0 || mem[0].StepGathered == 0 {
+		t.Errorf("device 0 holds %d B of shards of %d B of weights, gathered %d B: nothing was split", mem[0].Shards, weights, mem[0].StepGathered)
 	}
 }
 

@@ -21,9 +21,12 @@ type runner struct {
 	coll *distribute.ShardCollective
 	mu   sync.Mutex // one step at a time
 
-	stMu sync.Mutex
-	vars map[*ops.Variable]*shardedVar
-	opts map[any]*shardedOptimizer
+	stMu  sync.Mutex
+	vars  map[*ops.Variable]*shardedVar
+	order []*shardedVar // vars in placement order: every device binds them in it
+	opts  map[any]*shardedOptimizer
+
+	gathered []gatherStats // per device (gather.go)
 }
 
 // checkRunnable refuses a mesh the runner cannot execute on: it runs every
@@ -38,16 +41,22 @@ func checkRunnable(m *DeviceMesh) error {
 }
 
 func newRunner(d Interface) *runner {
-	return &runner{d: d, coll: distribute.NewShardCollective(d.base().mesh.Size()),
-		vars: map[*ops.Variable]*shardedVar{}, opts: map[any]*shardedOptimizer{}}
+	n := d.base().mesh.Size()
+	return &runner{d: d, coll: distribute.NewShardCollective(n),
+		vars: map[*ops.Variable]*shardedVar{}, opts: map[any]*shardedOptimizer{}, gathered: make([]gatherStats, n)}
 }
 
-// runReplicas calls fn once per device, concurrently, and waits. A device
-// that fails or panics aborts the collectives of the others, so none
-// waits for it; the first real error is returned.
+// runReplicas calls fn once per device, concurrently, and waits. Around
+// fn each device gathers the whole weights it holds shards of and frees
+// them after (gather.go). A device that fails or panics aborts the
+// collectives of the others, so none waits for it; the first real error
+// is returned.
 func (r *runner) runReplicas(fn func(rc ops.ReplicaContext) error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.stMu.Lock()
+	svs := append([]*shardedVar(nil), r.order...)
+	r.stMu.Unlock()
 	n := r.coll.Replicas()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -61,7 +70,12 @@ func (r *runner) runReplicas(fn func(rc ops.ReplicaContext) error) error {
 					r.coll.Abort(errAborted)
 				}
 			}()
-			if err := fn(deviceCtx{dev: dev, r: r}); err != nil {
+			defer r.unbind(dev, svs)
+			err := r.bind(dev, svs)
+			if err == nil {
+				err = fn(deviceCtx{dev: dev, r: r})
+			}
+			if err != nil {
 				errs[dev] = err
 				r.coll.Abort(errAborted)
 			}

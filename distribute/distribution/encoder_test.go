@@ -1,0 +1,208 @@
+package distribution_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gokeras/gokeras/distribute/distribution"
+	"github.com/gokeras/gokeras/engine"
+	"github.com/gokeras/gokeras/keras"
+	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/keras/losses"
+	"github.com/gokeras/gokeras/keras/optimizers"
+	"gorgonia.org/tensor"
+)
+
+// encoderSize is a Transformer encoder's dimensions.
+type encoderSize struct {
+	seq, vocab, dim, heads, ff, classes int
+}
+
+// smallEncoder trains fast; benchEncoder is the memory benchmark's.
+var (
+	smallEncoder = encoderSize{seq: 8, vocab: 32, dim: 16, heads: 4, ff: 32, classes: 4}
+	benchEncoder = encoderSize{seq: 32, vocab: 2000, dim: 128, heads: 8, ff: 512, classes: 4}
+)
+
+// encoder is a BERT-like encoder block over token ids: an embedding,
+// self-attention with a residual and LayerNormalization, a feed-forward
+// pair of Dense layers with a residual and LayerNormalization, average
+// pooling and a Dense classifier. Its layers are named, so that a layout
+// map addresses them whatever other models the process made.
+func encoder(s encoderSize) (*keras.Model, error) {
+	in := layers.Input([]int{s.seq})
+	x := layers.Apply(layers.NewEmbedding(s.vocab, s.dim, layers.WithName("tokens")), in)
+	a := layers.Apply(layers.NewMultiHeadAttention(s.heads, s.dim/s.heads, layers.WithName("attention")), x, x)
+	x = layers.Apply(layers.NewLayerNormalization(layers.WithName("norm1")), layers.AddTensors(x, a))
+	f := layers.Apply(layers.NewDense(s.ff, layers.WithActivation("relu"), layers.WithName("ffn_in")), x)
+	f = layers.Apply(layers.NewDense(s.dim, layers.WithName("ffn_out")), f)
+	x = layers.Apply(layers.NewLayerNormalization(layers.WithName("norm2")), layers.AddTensors(x, f))
+	x = layers.Apply(layers.NewGlobalAveragePooling1D(), x)
+	out := layers.Apply(layers.NewDense(s.classes, layers.WithName("classifier")), x)
+	return keras.NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+}
+
+// encoderLayouts splits every weight of the encoder along "model", as
+// Keras' tensor-parallel layouts place them: the embedding's features,
+// the attention's heads, the feed-forward's hidden units, the
+// normalizations' features; the classifier's inputs.
+func encoderLayouts(t testing.TB, mesh *distribution.DeviceMesh) *distribution.LayoutMap {
+	t.Helper()
+	lm := distribution.NewLayoutMap(mesh)
+	for _, kv := range []struct {
+		key  string
+		axes []string
+	}{
+		{"tokens/embeddings", []string{"", "model"}},
+		{"attention/(query|key|value)/kernel", []string{"", "model", ""}},
+		{"attention/(query|key|value)/bias", []string{"model", ""}},
+		{"attention/attention_output/kernel", []string{"model", "", ""}},
+		{"attention/attention_output/bias", []string{"model"}},
+		{"norm[12]/(gamma|beta)", []string{"model"}},
+		{"ffn_in/kernel", []string{"", "model"}},
+		{"ffn_in/bias", []string{"model"}},
+		{"ffn_out/kernel", []string{"model", ""}},
+		{"ffn_out/bias", []string{"model"}},
+		{"classifier/kernel", []string{"model", ""}},
+		{"classifier/bias", []string{"model"}},
+	} {
+		if err := lm.Set(kv.key, kv.axes...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return lm
+}
+
+// sequences are n rows of s.seq token ids and a class each.
+func sequences(s encoderSize, n int, seed uint64) (*tensor.Dense, *tensor.Dense) {
+	r := rand.New(rand.NewPCG(seed, 11))
+	x := make([]float32, n*s.seq)
+	for i := range x {
+		x[i] = float32(r.IntN(s.vocab))
+	}
+	y := make([]float32, n)
+	for i := range y {
+		y[i] = float32(r.IntN(s.classes))
+	}
+	return tensor.New(tensor.WithShape(n, s.seq), tensor.WithBacking(x)), tensor.New(tensor.WithShape(n), tensor.WithBacking(y))
+}
+
+// compiledEncoder makes the encoder under s (nil: one device), compiled
+// with Adam.
+func compiledEncoder(t testing.TB, s engine.Strategy, size encoderSize) *keras.Model {
+	t.Helper()
+	layers.SetRandomSeed(5)
+	exit := func() {}
+	if s != nil {
+		exit = engine.EnterScope(s)
+	}
+	m, err := encoder(size)
+	if err == nil {
+		err = m.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(0.005)),
+			Loss: losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true))})
+	}
+	exit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestShardBytesMatchLayouts: after training the encoder on a 2x2 mesh,
+// with its weights split along "model" and the feed-forward's kernel
+// along both axes, every device holds, between steps, exactly the bytes
+// of the shard shapes its layouts give (the same as JAX's shard_shape),
+// Adam's two slots of each, and nothing gathered; during a step it
+// gathered every weight whose shard is not whole.
+func TestShardBytesMatchLayouts(t *testing.T) {
+	lm := encoderLayouts(t, mesh(t, 2, 2))
+	if !lm.Delete("ffn_in/kernel") {
+		t.Fatal("no layout for ffn_in/kernel")
+	}
+	if err := lm.Set("ffn_in/kernel", "batch", "model"); err != nil {
+		t.Fatal(err)
+	}
+	mp, err := distribution.NewModelParallel(lm, "batch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := compiledEncoder(t, mp, smallEncoder)
+	x, y := sequences(smallEncoder, 16, 1)
+	if _, err := m.Fit(x, y, keras.FitConfig{Epochs: 1, BatchSize: 8, Verbose: keras.VerboseSilent}); err != nil {
+		t.Fatal(err)
+	}
+	var shards, gathered int64
+	for _, v := range m.TrainableVariables() {
+		l, err := mp.VariableLayout(v.Name(), v.Shape())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, err := l.ShardShape(v.Shape())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(4)
+		for _, d := range ss {
+			n *= int64(d)
+		}
+		shards += n
+		if n != 4*int64(v.Shape().Size()) {
+			gathered += 4 * int64(v.Shape().Size())
+		}
+		if v.Name() == "ffn_in/kernel" && fmt.Sprint(ss) != fmt.Sprint([]int{smallEncoder.dim / 2, smallEncoder.ff / 2}) {
+			t.Errorf("ffn_in/kernel shard shape %v, want [%d %d]", ss, smallEncoder.dim/2, smallEncoder.ff/2)
+		}
+	}
+	for _, dm := range mp.Memory() {
+		t.Logf("%s: shards %d B, slots %d B, gathered %d B now, %d B in a step", dm.Device, dm.Shards, dm.Slots, dm.Gathered, dm.StepGathered)
+		if dm.Shards != shards || dm.Slots != 2*shards+4 || dm.Gathered != 0 || dm.StepGathered != gathered {
+			t.Errorf("%s: shards %d B, slots %d B, gathered %d B, %d B in a step; the layouts say %d, %d, 0, %d",
+				dm.Device, dm.Shards, dm.Slots, dm.Gathered, dm.StepGathered, shards, 2*shards+4, gathered)
+		}
+	}
+}
+
+// BenchmarkEncoderMemory prints the peak per-device bytes of weights and
+// optimizer state of a Transformer encoder (benchEncoder: 2000 tokens of
+// 128 features, 8 heads, 512 hidden units) trained with Adam on a 1x4
+// model axis, against one device: between steps (shards and slots) and
+// during a step (plus the gathered weights).
+//
+//	go test ./distribute/distribution -run '^$' -bench EncoderMemory -benchtime 1x
+func BenchmarkEncoderMemory(b *testing.B) {
+	x, y := sequences(benchEncoder, 16, 2)
+	for i := 0; i < b.N; i++ {
+		one := compiledEncoder(b, nil, benchEncoder)
+		if _, err := one.Fit(x, y, keras.FitConfig{Epochs: 1, BatchSize: 16, Verbose: keras.VerboseSilent}); err != nil {
+			b.Fatal(err)
+		}
+		var oneBytes, weights int64
+		for _, v := range one.TrainableVariables() {
+			weights += 4 * int64(v.Shape().Size())
+		}
+		for _, v := range one.Optimizer().Variables() {
+			oneBytes += 4 * int64(v.Shape().Size())
+		}
+		oneBytes += weights
+
+		mp, err := distribution.NewModelParallel(encoderLayouts(b, mesh(b, 1, 4)), "batch")
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := compiledEncoder(b, mp, benchEncoder)
+		if _, err := m.Fit(x, y, keras.FitConfig{Epochs: 1, BatchSize: 16, Verbose: keras.VerboseSilent}); err != nil {
+			b.Fatal(err)
+		}
+		var between, peak int64
+		for _, dm := range mp.Memory() {
+			between = max(between, dm.Shards+dm.Slots+dm.Gathered)
+			peak = max(peak, dm.Shards+dm.Slots+dm.StepGathered)
+		}
+		b.ReportMetric(float64(oneBytes), "B/one-device")
+		b.ReportMetric(float64(between)/float64(oneBytes), "x-between-steps")
+		b.ReportMetric(float64(peak)/float64(oneBytes), "x-in-step")
+		b.Logf("encoder, %d weights (%d B): one device holds %d B of weights and Adam state; on a 1x4 model axis a device holds %d B between steps (%.3fx) and at most %d B during a step (%.3fx, the whole weights gathered)",
+			weights/4, weights, oneBytes, between, float64(between)/float64(oneBytes), peak, float64(peak)/float64(oneBytes))
+	}
+}
