@@ -2,6 +2,7 @@ package keras_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
@@ -142,7 +143,7 @@ func TestSubclassedVAE(t *testing.T) {
 	const original, intermediate, latent = 64, 32, 8
 	v := newVAE(t, original, intermediate, latent)
 	x := digits(256, original)
-	if err := v.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(1e-3)), Loss: losses.NewMeanSquaredError()}); err != nil {
+	if err := v.Compile(keras.CompileConfig{Optimizer: optimizers.NewAdam(optimizers.LearningRate(1e-3)), Loss: losses.NewMeanSquaredError(), Metrics: []any{"mse"}}); err != nil {
 		t.Fatal(err)
 	}
 	hist, err := v.Fit(x, x, keras.FitConfig{Epochs: 3, BatchSize: 32, Verbose: keras.VerboseSilent})
@@ -156,20 +157,28 @@ func TestSubclassedVAE(t *testing.T) {
 	if !(loss[2] < loss[0]) {
 		t.Errorf("loss did not fall: %v", loss)
 	}
-	// The KL term is part of the loss: a model without it has a smaller one.
-	mse, err := v.Evaluate(x, x, keras.EvaluateConfig{Verbose: keras.VerboseSilent})
+	// The KL term the call adds is part of the loss: in the same steps
+	// (the same noise) the loss exceeds the metric "mse", the compiled
+	// loss alone, by the KL divergence, which is positive.
+	logs, err := v.Evaluate(x, x, keras.EvaluateConfig{Verbose: keras.VerboseSilent})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mse["loss"] <= 0 {
-		t.Errorf("evaluate loss %v", mse["loss"])
+	if !(logs["loss"] > logs["mse"] && logs["mse"] > 0) {
+		t.Errorf("evaluate: loss %v, mse %v: want the KL term on top of the mse", logs["loss"], logs["mse"])
+	}
+	// Summary counts the tracked weights: encoder 64*32+32 + 2*(32*8+8),
+	// decoder 8*32+32 + 32*64+64.
+	const params = 64*32 + 32 + 2*(32*8+8) + 8*32 + 32 + 32*64 + 64
+	if v.CountParams() != params {
+		t.Errorf("CountParams %d, want %d", v.CountParams(), params)
 	}
 	s, err := v.SummaryString()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(s, "Total params: 5,000") && !strings.Contains(s, "Total params") {
-		t.Errorf("summary:\n%s", s)
+	if !strings.Contains(s, "Total params: 5,008") {
+		t.Errorf("summary does not count %d params:\n%s", params, s)
 	}
 	path := filepath.Join(t.TempDir(), "vae.weights.h5")
 	if err := v.SaveWeights(path); err != nil {
@@ -301,5 +310,41 @@ func TestZeroModelEveryMethod(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// penalized is a composite layer whose sublayer carries a kernel
+// regularizer: the penalty is the composite's, and the model's.
+type penalized struct {
+	layers.Base
+	dense *layers.Dense
+}
+
+func (p *penalized) Call(in []ops.Tensor, training bool) ops.Tensor {
+	return layers.Call(p.dense, training, in[0])
+}
+
+// The losses of a composite layer's sublayers count as Keras' layer.losses
+// do: Evaluate's loss on zero data is the sublayer's L2 penalty,
+// 0.1 * (1 + 4), and the regularization losses list it.
+func TestCompositeLayerLosses(t *testing.T) {
+	p := &penalized{Base: layers.NewBase("Penalized"),
+		dense: layers.NewDense(1, layers.WithUseBias(false), layers.WithKernelRegularizer(layers.L2(0.1)))}
+	m, err := keras.NewSequential(layers.NewInputLayer([]int{2}), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.dense.Weights()[0].Assign([]float32{1, 2})
+	if err := m.Compile(keras.CompileConfig{Optimizer: optimizers.NewSGD(), Loss: "mse"}); err != nil {
+		t.Fatal(err)
+	}
+	zeros := tensor.New(tensor.WithShape(4, 2), tensor.WithBacking(make([]float32, 8)))
+	y := tensor.New(tensor.WithShape(4, 1), tensor.WithBacking(make([]float32, 4)))
+	logs, err := m.Evaluate(zeros, y, keras.EvaluateConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := logs["loss"]; math.Abs(got-0.5) > 1e-6 {
+		t.Errorf("loss %v, want the sublayer's penalty 0.5", got)
 	}
 }
