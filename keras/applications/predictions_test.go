@@ -79,13 +79,13 @@ func weightValues(path, class string, shape []int) []float32 {
 // setFormulaWeights gives every variable of m its weightValues.
 func setFormulaWeights(t *testing.T, m *keras.Model) {
 	t.Helper()
+	paths := kerasPaths(m)
 	for _, l := range m.Layers() {
 		for _, v := range l.Weights() {
 			if strings.HasSuffix(v.Name(), "/count") {
 				continue
 			}
-			path := l.Name() + "/" + kerasVarName(l.ClassName(), strings.TrimPrefix(v.Name(), l.Name()+"/"))
-			if err := v.Assign(weightValues(path, l.ClassName(), v.Shape())); err != nil {
+			if err := v.Assign(weightValues(paths[v], l.ClassName(), v.Shape())); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/ops"
 )
 
 // constructors are the Go constructors by Keras' name.
@@ -27,6 +28,7 @@ var constructors = map[string]func(...Option) (*keras.Model, error){
 	"InceptionV3":       InceptionV3,
 	"Xception":          Xception,
 	"InceptionResNetV2": InceptionResNetV2,
+	"ConvNeXtTiny":      ConvNeXtTiny, "ConvNeXtSmall": ConvNeXtSmall, "ConvNeXtBase": ConvNeXtBase,
 }
 
 // structCase is one case of testdata/keras/structure.json.gz, written by
@@ -140,6 +142,7 @@ func build(t *testing.T, ctor string, kw map[string]any) *keras.Model {
 // kerasRows are the model's layers as the case lists them: model.layers
 // without the operation nodes Keras does not list.
 func kerasRows(m *keras.Model, withSummary bool, summary map[string][2]string) [][]string {
+	paths := kerasPaths(m)
 	var rows [][]string
 	for _, l := range m.Layers() {
 		if _, ok := l.(*layers.Operation); ok {
@@ -147,7 +150,8 @@ func kerasRows(m *keras.Model, withSummary bool, summary map[string][2]string) [
 		}
 		row := []string{l.Name(), l.ClassName()}
 		for _, v := range l.Weights() {
-			row = append(row, kerasVarName(l.ClassName(), strings.TrimPrefix(v.Name(), l.Name()+"/"))+":"+shapeText(v.Shape()))
+			p := paths[v]
+			row = append(row, p[strings.LastIndex(p, "/")+1:]+":"+shapeText(v.Shape()))
 		}
 		if withSummary {
 			s := summary[l.Name()+" ("+l.ClassName()+")"]
@@ -158,16 +162,38 @@ func kerasRows(m *keras.Model, withSummary bool, summary map[string][2]string) [
 	return rows
 }
 
-// kerasVarName is a variable's name in Keras 3: gokeras' DepthwiseConv2D
-// names its kernel "depthwise_kernel", Keras 2's name, where Keras 3
-// says "kernel" (SeparableConv2D keeps "depthwise_kernel" in both). The
-// weight files do not depend on it: Keras 3 keys them by each layer's
-// place and the variable's index, legacy .h5 files by layer order.
-func kerasVarName(class, name string) string {
-	if class == "DepthwiseConv2D" && name == "depthwise_kernel" {
-		return "kernel"
+// kerasPaths are the model's variables' paths in Keras 3
+// ("conv1_conv/kernel", "convnext_tiny_stem/convnext_tiny_stem_conv/kernel"
+// for a nested model's). Two names differ from gokeras': DepthwiseConv2D's
+// kernel, "depthwise_kernel" in gokeras (Keras 2's name), "kernel" in
+// Keras 3 (SeparableConv2D keeps "depthwise_kernel" in both); and
+// LayerScale's, "gamma" in gokeras, an unnamed weight in Keras 3, so
+// "variable", "variable_1", ... in the order they are made. The weight
+// files do not depend on them: Keras 3 keys them by each layer's place
+// and the variable's index, legacy .h5 files by layer order.
+func kerasPaths(m *keras.Model) map[*ops.Variable]string {
+	out := map[*ops.Variable]string{}
+	scales := 0
+	for _, l := range m.Layers() {
+		for _, v := range l.Weights() {
+			name, nested := strings.CutPrefix(v.Name(), l.Name()+"/")
+			if !nested {
+				name = v.Name() // a nested model's layer's variable
+			}
+			switch {
+			case l.ClassName() == "DepthwiseConv2D" && name == "depthwise_kernel":
+				name = "kernel"
+			case l.ClassName() == "LayerScale" && name == "gamma":
+				name = "variable"
+				if scales > 0 {
+					name += "_" + fmt.Sprint(scales)
+				}
+				scales++
+			}
+			out[v] = l.Name() + "/" + name
+		}
 	}
-	return name
+	return out
 }
 
 func shapeText(s []int) string {
