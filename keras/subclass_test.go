@@ -348,3 +348,44 @@ func TestCompositeLayerLosses(t *testing.T) {
 		t.Errorf("loss %v, want the sublayer's penalty 0.5", got)
 	}
 }
+
+// energy adds the mean square of its output as its only loss.
+type energy struct {
+	*keras.Model
+	out *layers.Dense
+}
+
+func (e *energy) Call(in []ops.Tensor, training bool) ops.Tensor {
+	y := layers.Call(e.out, training, in[0])
+	ops.AddLoss(ops.Mean(ops.Square(y), false))
+	return y
+}
+
+// Compiled without a loss, Evaluate and Fit on x alone report the loss the
+// call adds, exactly (Keras' fit(x) of an add_loss model): with kernel
+// [1, 1] and learning rate 0, outputs 3 and 7, mean square 29, and per
+// batch of one 9 and 49, averaged to 29.
+func TestAddLossOnlyValue(t *testing.T) {
+	e := &energy{out: layers.NewDense(1)}
+	m, err := keras.Subclass(e, keras.SubclassInputShape(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Model = m
+	e.out.Weights()[0].Assign([]float32{1, 1})
+	if err := e.Compile(keras.CompileConfig{Optimizer: optimizers.NewSGD(optimizers.LearningRate(0))}); err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float32{1, 2, 3, 4}))
+	logs, err := e.Evaluate(x, nil, keras.EvaluateConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := e.Fit(x, nil, keras.FitConfig{Epochs: 2, BatchSize: 1, NoShuffle: true, Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if logs["loss"] != 29 || !slices.Equal(hist.History["loss"], []float64{29, 29}) {
+		t.Errorf("Evaluate loss %v, Fit losses %v: want the added loss 29", logs["loss"], hist.History["loss"])
+	}
+}
