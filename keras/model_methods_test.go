@@ -10,6 +10,7 @@ import (
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/keras/optimizers"
+	"github.com/gokeras/gokeras/ops"
 	"gorgonia.org/tensor"
 )
 
@@ -207,5 +208,35 @@ func TestOnBatchMatchesKeras(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Keras' layer.get_weights() as a method, on a built-in layer and on a
+// composite layer (its sublayers' weights, tracked), and
+// Variable.assign_sub.
+func TestLayerGetWeightsMethod(t *testing.T) {
+	p := &penalized{Base: layers.NewBase("Penalized"), dense: layers.NewDense(2)}
+	if _, err := layers.OutputShape(p, []ops.Shape{{-1, 3}}); err != nil {
+		t.Fatal(err)
+	}
+	got, want := p.GetWeights(), layers.GetWeights(p.dense)
+	if len(got) != 2 || len(want) != 2 {
+		t.Fatalf("composite GetWeights %d weights, its Dense %d: want 2", len(got), len(want))
+	}
+	for i := range got {
+		if !slices.Equal(got[i].Shape(), want[i].Shape()) || !slices.Equal(got[i].Data().([]float32), want[i].Data().([]float32)) {
+			t.Errorf("weight %d: composite %v, Dense %v", i, got[i], want[i])
+		}
+	}
+	if d := p.dense.GetWeights(); len(d) != 2 || !slices.Equal(d[0].Data().([]float32), want[0].Data().([]float32)) {
+		t.Errorf("Dense.GetWeights %v", d)
+	}
+	got[0].Data().([]float32)[0] = 99 // a copy
+	bias := p.dense.Weights()[1]
+	if err := bias.AssignSub([]float32{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if b := bias.Numpy(); !slices.Equal(b, []float32{-1, -2}) || p.dense.Weights()[0].Numpy()[0] == 99 {
+		t.Errorf("bias after AssignSub %v (kernel %v)", b, p.dense.Weights()[0].Numpy())
 	}
 }
