@@ -47,6 +47,10 @@
 // Other sources and stages follow tf.data: Range, Take, Skip, Repeat,
 // Cache, Map and MapParallel; Go's variadic parameters stand for its
 // optional arguments (Shuffle's seed, Batch's drop_remainder).
+// MapPairs maps (x, y) pairs as ds.map(lambda x, y: ...) does, and
+// Resize, Cast, ExpandDims and Arange are tf.image.resize, tf.cast,
+// np.expand_dims and np.arange for the tensors of a pipeline, equal to
+// TensorFlow's results (Float32, Uint8, ... are Keras' dtype names).
 //
 // Each Iterate is a new pass; Shuffle reorders every pass differently but
 // deterministically from its seed. Stages are pulled one element at a time

@@ -55,6 +55,10 @@
 //	strategy.experimental_run_v2 (TF 2.0)  strategy.Run (package distribute; ExperimentalRunV2 too)
 //	strategy.experimental_barrier           MultiWorkerMirroredStrategy.Barrier (ExperimentalBarrier too)
 //	strategy.reduce(op, 3.0, axis=None)     strategy.ReduceValue(op, 3.0) (a plain number, not per-replica)
+//	ds.map(lambda x, y: (tf.image.resize(x, size), y))  ds.MapPairs(fn) with datasets.Resize (package datasets)
+//	tf.cast(x, tf.uint8), dtype="uint8"    datasets.Cast(x, datasets.Uint8) on data; ops.Cast(x, "uint8") in a graph
+//	np.expand_dims(x, 0), ops.expand_dims  datasets.ExpandDims(x, 0) on data; layers.CallOp("ExpandDims", map[string]any{"axis": 0}, x) in a model
+//	np.arange(n), keras.ops.arange(n)      datasets.Arange(n) (float32)
 //
 // Settings structs ([FitConfig], [CompileConfig], ...) work at their zero
 // value, with Keras' defaults. Errors are returned, never panicked: shape
