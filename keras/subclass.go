@@ -55,6 +55,10 @@ func Subclass(impl ModelCaller, opts ...SubclassOption) (*Model, error) {
 	for _, o := range opts {
 		o(&c)
 	}
+	// self is the model made here: the *Model the type embeds once it is
+	// set, which is the model itself, not a part. Other models in its
+	// fields (a pretrained base, as self.base = base_model) are parts.
+	var self *Model
 	l, ok := impl.(layers.Layer)
 	if !ok {
 		t := reflect.TypeOf(impl)
@@ -62,11 +66,14 @@ func Subclass(impl ModelCaller, opts ...SubclassOption) (*Model, error) {
 			return nil, fmt.Errorf("keras: Subclass: %T is not a pointer to a struct", impl)
 		}
 		a := &subclassLayer{Base: layers.NewBase(t.Elem().Name()), impl: impl}
-		// The *Model the type embeds is the model itself, not a part.
 		a.TrackFields(impl, func(x any) bool {
-			_, isModel := x.(*Model)
-			_, isLayer := x.(*ModelLayer)
-			return isModel || isLayer
+			switch x := x.(type) {
+			case *Model:
+				return x == self
+			case *ModelLayer:
+				return x.m == self
+			}
+			return false
 		})
 		l = a
 	}
@@ -74,6 +81,7 @@ func Subclass(impl ModelCaller, opts ...SubclassOption) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keras: Subclass: %w", err)
 	}
+	self = m
 	m.className = l.ClassName()
 	m.subclass = l
 	m.name = layers.UniqueName(kerasSnake(l.ClassName()))

@@ -389,3 +389,51 @@ func TestAddLossOnlyValue(t *testing.T) {
 		t.Errorf("Evaluate loss %v, Fit losses %v: want the added loss 29", logs["loss"], hist.History["loss"])
 	}
 }
+
+// fineTuner is fine-tuning's subclassed model: a pretrained base model in
+// a field (self.base = base_model), called with training false, and a
+// head.
+type fineTuner struct {
+	*keras.Model
+	base *keras.Model
+	head *layers.Dense
+}
+
+func (f *fineTuner) Call(in []ops.Tensor, training bool) ops.Tensor {
+	return layers.Call(f.head, training, layers.Call(f.base.AsLayer(), false, in[0]))
+}
+
+// A model in a subclassed model's field is a part, as Keras tracks it:
+// its weights are the model's (8, 6 trainable: the BatchNormalization's
+// moving statistics are not), freezing it leaves the head's 2, and the
+// weights file holds it at Keras' paths (Keras 3.15.1 writes
+// base/layers/dense/vars/0 ... head/vars/1 for the same model). The
+// subclassed model's own embedded *Model is not a part of itself.
+func TestSubclassTracksNestedModel(t *testing.T) {
+	base := keras.MustSequential(layers.NewInputLayer([]int{3}), layers.NewDense(4), layers.NewBatchNormalization())
+	f := &fineTuner{base: base, head: layers.NewDense(1)}
+	m, err := keras.Subclass(f, keras.SubclassInputShape(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Model = m
+	if n, tr := len(f.Weights()), len(f.TrainableVariables()); n != 8 || tr != 6 {
+		t.Errorf("%d weights, %d trainable; Keras 8 and 6", n, tr)
+	}
+	base.SetTrainable(false)
+	if tr := len(f.TrainableVariables()); tr != 2 {
+		t.Errorf("base frozen: %d trainable; Keras 2", tr)
+	}
+	path := filepath.Join(t.TempDir(), "m.weights.h5")
+	if err := f.SaveWeights(path); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"base/layers/batch_normalization/vars/0", "base/layers/batch_normalization/vars/1",
+		"base/layers/batch_normalization/vars/2", "base/layers/batch_normalization/vars/3",
+		"base/layers/dense/vars/0", "base/layers/dense/vars/1", "head/vars/0", "head/vars/1",
+	}
+	if got := datasetPaths(t, path); !slices.Equal(got, want) {
+		t.Errorf("weights file paths %v, Keras' %v", got, want)
+	}
+}
