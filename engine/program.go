@@ -60,6 +60,10 @@ type Program struct {
 	hooks   []hookPlan
 	// slabFloats is the planned storage in floats (for tests and docs).
 	slabFloats int
+	// lazy: per variable, whether this run lends it per step
+	// (program_lend.go); varAt: per buffer, its variable's index or -1.
+	lazy  []bool
+	varAt []int
 }
 
 // view makes buffer out share buffer in's storage.
@@ -420,9 +424,19 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 		rc = oneReplica{}
 	}
 	replica := rc.ReplicaID()
+	anyLazy := false
 	for i, v := range p.vars {
 		if replica >= v.Replicas() {
 			return nil, fmt.Errorf("engine: variable %q has %d copies, none for replica %d: it was created outside the strategy's scope", v.Name(), v.Replicas(), replica)
+		}
+		if v.Unbound(replica) {
+			p.setLazy(i, true)
+			anyLazy = true
+			p.bufs[p.varBufs[i]] = nil // lent to each step that reads it
+			continue
+		}
+		if p.lazy != nil {
+			p.lazy[i] = false
 		}
 		p.bufs[p.varBufs[i]] = v.Data(replica)
 	}
@@ -452,6 +466,10 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 		cur = st
 		if timing {
 			t0 = time.Now()
+		}
+		var lent []int
+		if anyLazy {
+			lent = p.lend(st.ins, replica)
 		}
 		switch st.kind {
 		case kindOp:
@@ -484,17 +502,29 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 			}
 			recordOp(kind, shapes, d)
 		}
+		if lent != nil {
+			p.giveBack(lent, replica)
+			clear(st.args)
+		}
 	}
 	cur = nil
 	for i := range p.hooks {
 		h := &p.hooks[i]
+		var lent []int
+		if anyLazy {
+			lent = p.lend(h.ins, replica)
+		}
 		for j, b := range h.ins {
 			h.vals[j] = ops.Value{Shape: p.shapes[b], Data: p.bufs[b]}
 		}
 		if timing {
 			t0 = time.Now()
 		}
-		if err := h.hook.Run(rc, h.vals); err != nil {
+		err := h.hook.Run(rc, h.vals)
+		if lent != nil {
+			p.giveBack(lent, replica)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("engine: %s: %w", h.hook.Name, err)
 		}
 		if timing {
@@ -508,7 +538,11 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 	}
 	outs = make([]ops.Value, len(p.outputs))
 	for i, b := range p.outputs {
-		outs[i] = ops.Value{Shape: p.shapes[b], Data: p.bufs[b]}
+		d := p.bufs[b]
+		if d == nil && anyLazy && p.varAt[b] >= 0 {
+			d = p.vars[p.varAt[b]].Data(replica) // a value of its own
+		}
+		outs[i] = ops.Value{Shape: p.shapes[b], Data: d}
 	}
 	return outs, nil
 }

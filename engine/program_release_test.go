@@ -12,7 +12,7 @@ import (
 // oneBacking is an ops.Backing holding a value of ones.
 type oneBacking struct{}
 
-func (oneBacking) ReadValue(dst []float32) {
+func (oneBacking) ReadValue(_ int, dst []float32) {
 	for i := range dst {
 		dst[i] = 1
 	}

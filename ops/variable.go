@@ -115,7 +115,7 @@ func (v *Variable) Data(replica int) []float32 {
 		replica = 0
 	}
 	if v.copies[replica] == nil {
-		return v.readBacking()
+		return v.readBacking(replica)
 	}
 	return v.copies[replica]
 }
@@ -186,7 +186,7 @@ func (v *Variable) update(op string, delta []float32, sign float32) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.backing != nil {
-		buf := v.readBacking()
+		buf := v.readBacking(0)
 		for i, d := range delta {
 			buf[i] += sign * d
 		}

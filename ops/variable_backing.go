@@ -11,8 +11,8 @@ import "fmt"
 // the step needs the whole value.
 type Backing interface {
 	// ReadValue writes the variable's whole value into dst (of the
-	// variable's size).
-	ReadValue(dst []float32)
+	// variable's size), for copy replica (0 outside a replica's step).
+	ReadValue(replica int, dst []float32)
 	// WriteValue sets the variable's whole value from src.
 	WriteValue(src []float32)
 }
@@ -31,7 +31,7 @@ func (v *Variable) SetBacking(b Backing) {
 		if v.backing == nil {
 			return
 		}
-		val := v.readBacking()
+		val := v.readBacking(0)
 		v.backing = nil
 		for i := range v.copies {
 			v.copies[i] = append([]float32(nil), val...)
@@ -84,12 +84,63 @@ func (v *Variable) UnbindCopy(replica int) []float32 {
 	return buf
 }
 
-// readBacking returns a new slice holding the backed value. Called with
-// v.mu held.
-func (v *Variable) readBacking() []float32 {
+// readBacking returns a new slice holding the backed value of copy
+// replica. Called with v.mu held.
+func (v *Variable) readBacking(replica int) []float32 {
 	buf := make([]float32, v.shape.Size())
-	v.backing.ReadValue(buf)
+	v.backing.ReadValue(replica, buf)
 	return buf
+}
+
+// Lender is implemented by a Backing that counts the whole values it
+// lends to executors ([Variable.LendCopy]): a distribution's bytes
+// gathered per device.
+type Lender interface {
+	// Lent: a value of n floats was read for copy replica.
+	Lent(replica, n int)
+	// Returned: that value is no longer used.
+	Returned(replica, n int)
+}
+
+// Unbound reports whether copy replica of v has no storage: v is backed
+// and the copy is not bound, so each read makes a new value.
+func (v *Variable) Unbound(replica int) bool {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.backing != nil && replica >= 0 && replica < len(v.copies) && v.copies[replica] == nil
+}
+
+// LendCopy returns, for one use by an executor, copy replica's value:
+// its storage, or for an unbound copy (see [Variable.Unbound]) a new
+// value read from the backing, counted as lent when the backing is a
+// [Lender]. Hand a lent value back with [Variable.ReturnCopy] when the
+// use is over, so that an executor holds a backed weight whole only
+// while a kernel reads it.
+func (v *Variable) LendCopy(replica int) (buf []float32, lent bool) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	r := replica
+	if r >= len(v.copies) {
+		r = 0
+	}
+	if v.copies[r] != nil {
+		return v.copies[r], false
+	}
+	buf = v.readBacking(r)
+	if l, ok := v.backing.(Lender); ok {
+		l.Lent(r, len(buf))
+	}
+	return buf, true
+}
+
+// ReturnCopy hands back a value [Variable.LendCopy] lent.
+func (v *Variable) ReturnCopy(replica int, buf []float32) {
+	v.mu.RLock()
+	b := v.backing
+	v.mu.RUnlock()
+	if l, ok := b.(Lender); ok {
+		l.Returned(replica, len(buf))
+	}
 }
 
 // mirrorBackedLocked makes a backed variable count n copies, all unbound.

@@ -6,10 +6,18 @@ import (
 )
 
 // halves is a Backing that keeps a value as two halves, as two devices
-// would keep their shards.
-type halves struct{ lo, hi []float32 }
+// would keep their shards, and counts what it lends per replica.
+type halves struct {
+	lo, hi []float32
+	lent   [3]int
+	read   []int // the replicas read for
+}
 
-func (h *halves) ReadValue(dst []float32) {
+func (h *halves) Lent(replica, n int)     { h.lent[replica] += n }
+func (h *halves) Returned(replica, n int) { h.lent[replica] -= n }
+
+func (h *halves) ReadValue(replica int, dst []float32) {
+	h.read = append(h.read, replica)
 	copy(dst, h.lo)
 	copy(dst[len(h.lo):], h.hi)
 }
@@ -101,5 +109,40 @@ func TestBackedVariable(t *testing.T) {
 	plain := NewVariable("p", Shape{1}, []float32{1}, true)
 	if err := plain.BindCopy(0, []float32{2}); err == nil {
 		t.Error("BindCopy of a variable without a backing succeeded")
+	}
+}
+
+// TestLendCopy: an executor borrows an unbound copy of a backed variable
+// for one use (read for its replica, counted by a Lender backing) and
+// gives it back; a bound copy or a variable of its own lends its storage.
+func TestLendCopy(t *testing.T) {
+	v := NewVariable("w", Shape{4}, []float32{1, 2, 3, 4}, true)
+	if v.Unbound(0) {
+		t.Error("a variable without a backing is unbound")
+	}
+	if buf, lent := v.LendCopy(0); lent || &buf[0] != &v.Data(0)[0] {
+		t.Error("a variable of its own lent a new value instead of its storage")
+	}
+	v.Mirror(2)
+	h := &halves{lo: []float32{1, 2}, hi: []float32{3, 4}}
+	v.SetBacking(h)
+	if !v.Unbound(1) || v.Unbound(2) {
+		t.Errorf("Unbound(1) %v, Unbound(2) %v; want true, false (no such copy)", v.Unbound(1), v.Unbound(2))
+	}
+	h.read = nil
+	buf, lent := v.LendCopy(1)
+	if !lent || !slices.Equal(buf, []float32{1, 2, 3, 4}) || h.lent[1] != 4 || !slices.Equal(h.read, []int{1}) {
+		t.Fatalf("LendCopy(1): %v lent=%v, backing counts %v, read for %v", buf, lent, h.lent, h.read)
+	}
+	v.ReturnCopy(1, buf)
+	if h.lent[1] != 0 {
+		t.Errorf("after ReturnCopy the backing counts %d lent", h.lent[1])
+	}
+	bound := []float32{5, 6, 7, 8}
+	if err := v.BindCopy(1, bound); err != nil {
+		t.Fatal(err)
+	}
+	if got, lent := v.LendCopy(1); lent || &got[0] != &bound[0] || v.Unbound(1) {
+		t.Error("a bound copy was not lent as its storage")
 	}
 }

@@ -18,9 +18,13 @@ type shardBacking struct {
 }
 
 // ReadValue implements ops.Backing: every block once, from the devices
-// that share device 0's coordinates on the axes the layout leaves whole.
-func (b *shardBacking) ReadValue(dst []float32) {
-	for _, j := range b.sv.gather[0] {
+// that share the reading device's coordinates on the axes the layout
+// leaves whole (device 0's outside a step).
+func (b *shardBacking) ReadValue(replica int, dst []float32) {
+	if replica < 0 || replica >= len(b.parts) {
+		replica = 0
+	}
+	for _, j := range b.sv.gather[replica] {
 		b.sv.blocks[j].Insert(dst, b.parts[j].Data(0))
 	}
 }
