@@ -236,7 +236,7 @@ func OutputShape(l Layer, shapes []ops.Shape) (out ops.Shape, err error) {
 	if !hasNone(shapes) {
 		out = trace(5)
 	} else {
-		out = traceNone(trace)
+		out = traceNone(shapes, trace)
 	}
 	if len(out) > 0 && len(shapes) > 0 && len(shapes[0]) > 0 && shapes[0][0] < 0 {
 		out[0] = -1
@@ -247,19 +247,22 @@ func OutputShape(l Layer, shapes []ops.Shape) (out ops.Shape, err error) {
 // noneSizes are the pairs of stand-in sizes tried for None dimensions,
 // smallest first: a layer whose window does not fit the smaller sizes
 // (a 7x7 "valid" convolution on 5 pixels: ResNet's stem on a None-sized
-// image) is traced with larger ones. The sizes of a pair differ by 8 or
-// more, so strides up to 8 still tell a dimension that follows None from
-// one that does not.
-var noneSizes = [][2]int{{5, 7}, {37, 45}, {263, 295}}
+// image) is traced with larger ones, and a layer whose stride folds both
+// sizes of a pair onto one output size (ConvNeXt's stride-4 stem turns 5
+// and 7 into 1) with pairs that differ by more.
+var noneSizes = [][2]int{{5, 7}, {37, 101}, {263, 519}}
 
 // traceNone traces a call on inputs with None dimensions with the first
 // pair of noneSizes both of whose traces succeed, and marks the output
-// dimensions that differ between the two None. When no pair fits it
-// panics with the first pair's error.
-func traceNone(trace func(none int) ops.Shape) ops.Shape {
+// dimensions that differ between the two None. Where an output of the
+// input's rank keeps equal sizes at a place the first input has None, the
+// larger pairs are traced too and the dimensions that differ in any of
+// them are None. When no pair fits it panics with the first pair's error.
+func traceNone(shapes []ops.Shape, trace func(none int) ops.Shape) ops.Shape {
 	var first any
+	var out ops.Shape
 	for _, p := range noneSizes {
-		out, other, r := func() (a, b ops.Shape, r any) {
+		a, b, r := func() (a, b ops.Shape, r any) {
 			defer func() { r = recover() }()
 			return trace(p[0]), trace(p[1]), nil
 		}()
@@ -272,14 +275,37 @@ func traceNone(trace func(none int) ops.Shape) ops.Shape {
 			}
 			continue
 		}
+		if out == nil {
+			out = a
+		}
 		for i := range out {
-			if i < len(other) && other[i] != out[i] {
+			if i < len(a) && i < len(b) && a[i] != b[i] {
 				out[i] = -1
 			}
 		}
-		return out
+		if !foldedNone(shapes[0], out) {
+			return out
+		}
 	}
-	panic(first)
+	if out == nil {
+		panic(first)
+	}
+	return out
+}
+
+// foldedNone reports whether out, of in's rank, has a known size where
+// in has None (past the batch): a stride may have folded the two
+// stand-in sizes onto one.
+func foldedNone(in, out ops.Shape) bool {
+	if len(in) != len(out) {
+		return false
+	}
+	for i := 1; i < len(in); i++ {
+		if in[i] < 0 && out[i] >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // hasNone reports whether a shape has a dimension of unknown size past

@@ -27,6 +27,14 @@ func TestNoneSizeLargeWindow(t *testing.T) {
 	if got, want := fixed.Shape(), (ops.Shape{-1, -1, 2, 3}); fixed.Err() != nil || !got.Equal(want) {
 		t.Errorf("shape %v (%v), want %v", got, fixed.Err(), want)
 	}
+	// ConvNeXt's stem: a stride of 4 turns both 5 and 7 into 1, and
+	// ViT's patches of 16 fold 37 and 45 alike: the sizes still follow None.
+	for _, k := range []int{4, 16} {
+		p := Apply(NewConv2D(8, k, WithStrides(k)), Input([]int{None, None, 3}))
+		if got, want := p.Shape(), (ops.Shape{-1, -1, -1, 8}); p.Err() != nil || !got.Equal(want) {
+			t.Errorf("stride %d: shape %v (%v), want %v", k, got, p.Err(), want)
+		}
+	}
 	big := Apply(NewConv2D(1, 400, WithName("too_big")), Input([]int{None, None, 1}))
 	if err := big.Err(); err == nil || !strings.Contains(err.Error(), "too_big") {
 		t.Errorf("a 400x400 window: err = %v, want an error naming the layer", err)
