@@ -204,7 +204,7 @@ func (r *runner) place(v *ops.Variable) (*shardedVar, error) {
 	// From now on the shards are the weight: its copies are freed, a step
 	// gathers the whole value for as long as it runs, and GetWeights,
 	// SetWeights and saving read and write the blocks (slots.go).
-	v.SetBacking(&shardBacking{sv: sv, parts: sv.shard})
+	v.SetBacking(&weightBacking{shardBacking: shardBacking{sv: sv, parts: sv.shard}, stats: r.gathered})
 	r.vars[v] = sv
 	r.order = append(r.order, sv)
 	return sv, nil
@@ -297,14 +297,8 @@ func (r *runner) step(dev int, so *shardedOptimizer, svs []*shardedVar, grads []
 	if err := o.Apply(nil, g, shards); err != nil {
 		return fmt.Errorf("distribution: device %d: %w", dev, err)
 	}
-	// No all-gather: the next step gathers the updated shards (gather.go);
-	// the copy this step bound gets the device's own block, for the hooks
-	// after this one.
-	for _, sv := range svs {
-		if b := sv.bound[dev]; b != nil && !sv.whole() {
-			sv.blocks[dev].Insert(b, sv.shard[dev].Data(0))
-		}
-	}
+	// No all-gather: the next step's kernels read the updated shards
+	// (gather.go).
 	if err := r.constrain(dev, svs); err != nil {
 		return err
 	}
@@ -333,14 +327,13 @@ type DeviceMemory struct {
 	Shards int64
 	// Slots: its optimizers' slot variables (their shards) and counters.
 	Slots int64
-	// Gathered: the whole weights it holds gathered now: during a step,
-	// those it has shards of (a replicated weight's copy is its shard,
-	// not counted twice); 0 between steps.
+	// Gathered: the whole split weights it holds gathered now, lent to
+	// the kernel that reads them (a replicated weight's copy is its
+	// shard, not counted twice); 0 between steps.
 	Gathered int64
-	// StepGathered: the most Gathered was during any step so far. Every
-	// split weight is gathered for the whole step (docs/model_parallel.md:
-	// what is left), so the peak of a step is Shards + Slots +
-	// StepGathered.
+	// StepGathered: the most Gathered was at once during any step so far
+	// (the largest weights one kernel reads), so the peak of a step is
+	// Shards + Slots + StepGathered.
 	StepGathered int64
 }
 

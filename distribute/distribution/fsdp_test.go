@@ -214,8 +214,8 @@ func TestModelParallelUnevenBatches(t *testing.T) {
 // device holds shrink as 1/model: on 1x1, 1x2 and 1x4 meshes each device
 // holds 1, 1/2 and 1/4 of the weights and of the slots (every dimension
 // split here divides by 4), and nothing more between steps; during a
-// step it gathered the whole weights (none on 1x1, where its shards are
-// whole).
+// step it holds whole only the weights one kernel reads (none on 1x1,
+// where its shards are whole).
 func TestModelParallelBytesFallWithTheModelAxis(t *testing.T) {
 	x, y := tokens(8, 3)
 	var full int64
@@ -248,8 +248,10 @@ func TestModelParallelBytesFallWithTheModelAxis(t *testing.T) {
 			if dm.Gathered != 0 {
 				t.Errorf("1x%d %s holds %d B of gathered weights between steps, want 0", m, dm.Device, dm.Gathered)
 			}
-			if want := map[bool]int64{true: 0, false: weights}[m == 1]; dm.StepGathered != want {
-				t.Errorf("1x%d %s gathered %d B in a step, want %d", m, dm.Device, dm.StepGathered, want)
+			// A kernel borrows the split weights it reads: at most the
+			// largest (the first Dense kernel, 40x16) and a bias at once.
+			if m == 1 && dm.StepGathered != 0 || m > 1 && (dm.StepGathered < 4*40*16 || dm.StepGathered > 4*(40*16+16)) {
+				t.Errorf("1x%d %s gathered %d B at once in a step, want %d", m, dm.Device, dm.StepGathered, map[bool]int{true: 0, false: 4 * 40 * 16}[m == 1])
 			}
 		}
 		if m == 4 && 4*(mem[0].Shards+mem[0].Slots) > full+3*4 {

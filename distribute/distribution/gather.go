@@ -9,21 +9,54 @@ import (
 	"github.com/gokeras/gokeras/ops"
 )
 
-// gatherStats counts the bytes of whole weights one device holds
-// gathered: now (0 between steps) and at most during any step so far.
+// gatherStats counts the bytes of whole split weights one device holds
+// gathered: now (0 between steps) and at most at once during any step so
+// far.
 type gatherStats struct {
 	now, peak atomic.Int64
 }
 
-// bind gathers, before a device's step, every weight it holds a shard of
-// into a buffer of the step (one all-gather per set of mesh axes the
-// layouts use, every device walking the same sets in the same order) and
-// binds it as the device's copy of the weight, which the step's programs
-// read. A weight whose shard is whole (replicated, or split along axes
-// of length 1) has the device's own shard as its copy, updated in place.
+// weightBacking is a trained weight's backing: its shards. A step's
+// programs borrow the whole weight per kernel that reads it (engine's
+// program_lend.go): ReadValue gathers it from the shards of the devices
+// that hold its blocks (their memory: the in-process all-gather), and
+// the loan is counted as that device's gathered bytes. No shard changes
+// while a device's kernels run: a device updates its shards only after
+// the reduce-scatter, which every device enters after its kernels.
+type weightBacking struct {
+	shardBacking
+	stats []gatherStats
+}
+
+// Lent implements ops.Lender.
+func (b *weightBacking) Lent(replica, n int) {
+	if replica >= 0 && replica < len(b.stats) {
+		b.stats[replica].add(4 * int64(n))
+	}
+}
+
+// Returned implements ops.Lender.
+func (b *weightBacking) Returned(replica, n int) {
+	if replica >= 0 && replica < len(b.stats) {
+		b.stats[replica].add(-4 * int64(n))
+	}
+}
+
+func (g *gatherStats) add(d int64) {
+	now := g.now.Add(d)
+	for {
+		p := g.peak.Load()
+		if now <= p || g.peak.CompareAndSwap(p, now) {
+			return
+		}
+	}
+}
+
+// bind makes, before a device's step, the device's own shard its copy of
+// every weight whose shard is whole (replicated, or split along axes of
+// length 1), read and updated in place; a split weight stays unbound, so
+// the step's kernels borrow it whole one at a time (weightBacking).
 func (r *runner) bind(dev int, svs []*shardedVar) error {
-	var masks []int
-	var bytes int64
 	for _, sv := range svs {
 		if sv.whole() {
 			buf := sv.shard[dev].Data(0)
@@ -31,41 +64,7 @@ func (r *runner) bind(dev int, svs []*shardedVar) error {
 				return fmt.Errorf("distribution: %w", err)
 			}
 			sv.bound[dev] = buf
-		} else if !slices.Contains(masks, sv.mask) {
-			masks = append(masks, sv.mask)
 		}
-	}
-	slices.Sort(masks) // whether a shard is whole depends on the mask alone
-	for _, m := range masks {
-		var sh, full [][]float32
-		var bs []distribute.Block
-		var group []int
-		var bound []*shardedVar
-		for _, sv := range svs {
-			if sv.mask == m && !sv.whole() {
-				buf := make([]float32, sv.v.Shape().Size())
-				sh = append(sh, sv.shard[dev].Data(0))
-				bs = append(bs, sv.blocks[dev])
-				full = append(full, buf)
-				group = sv.gather[dev]
-				bound = append(bound, sv)
-				bytes += 4 * int64(len(buf))
-			}
-		}
-		if err := r.coll.AllGather(dev, sh, bs, group, full); err != nil {
-			return fmt.Errorf("distribution: all-gather of the weights: %w", err)
-		}
-		for i, sv := range bound {
-			if err := sv.v.BindCopy(dev, full[i]); err != nil {
-				return fmt.Errorf("distribution: %w", err)
-			}
-			sv.bound[dev] = full[i]
-		}
-	}
-	st := &r.gathered[dev]
-	st.now.Store(bytes)
-	if bytes > st.peak.Load() {
-		st.peak.Store(bytes)
 	}
 	return nil
 }
@@ -75,18 +74,14 @@ func (sv *shardedVar) whole() bool {
 	return sv.mask == 0 || sv.blocks[0].Size() == sv.v.Shape().Size()
 }
 
-// unbind ends a device's step: its block of each gathered weight goes back
-// into its shard (what a hook after the update, such as a constraint,
-// wrote there), and the buffers are dropped.
+// unbind ends a device's step.
 func (r *runner) unbind(dev int, svs []*shardedVar) {
 	for _, sv := range svs {
-		sv.v.UnbindCopy(dev)
-		if buf := sv.bound[dev]; buf != nil && !sv.whole() { // bound: gathered whole
-			sv.blocks[dev].Extract(sv.shard[dev].Data(0), buf)
+		if sv.bound[dev] != nil {
+			sv.v.UnbindCopy(dev)
+			sv.bound[dev] = nil
 		}
-		sv.bound[dev] = nil
 	}
-	r.gathered[dev].now.Store(0)
 }
 
 // constrain applies the weights' constraints after a device's update, as
@@ -116,10 +111,9 @@ func (r *runner) constrain(dev int, svs []*shardedVar) error {
 		var cs []*shardedVar
 		for _, sv := range svs {
 			if sv.mask == m && !sv.whole() && ops.VariableConstraint(sv.v) != nil {
-				buf := sv.bound[dev]
-				if buf == nil {
-					buf = make([]float32, sv.v.Shape().Size())
-				}
+				buf := make([]float32, sv.v.Shape().Size())
+				r.gathered[dev].add(4 * int64(len(buf)))
+				defer r.gathered[dev].add(-4 * int64(len(buf)))
 				sh = append(sh, sv.shard[dev].Data(0))
 				bs = append(bs, sv.blocks[dev])
 				full = append(full, buf)
