@@ -40,3 +40,23 @@ func TestSimpleClusterResolver(t *testing.T) {
 		}
 	}
 }
+
+// A SimpleClusterResolver is what MultiWorkerMirroredStrategy takes, as
+// tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver): a
+// one-worker cluster given in code trains on the worker's replicas.
+func TestSimpleClusterResolverStrategy(t *testing.T) {
+	r, err := distribute.NewSimpleClusterResolver(distribute.ClusterSpec{"worker": {"127.0.0.1:2222"}}, "worker", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := distribute.NewMultiWorkerMirroredStrategy(distribute.Resolver(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ClusterResolver() != r || s.NumReplicasInSync() < 1 {
+		t.Errorf("strategy resolver %v, %d replicas", s.ClusterResolver(), s.NumReplicasInSync())
+	}
+	if err := s.ExperimentalBarrier(); err != nil {
+		t.Error(err)
+	}
+}

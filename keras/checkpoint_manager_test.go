@@ -188,3 +188,36 @@ func TestCheckpointManager(t *testing.T) {
 		t.Errorf("LatestCheckpoint(prefix) = %q, want %q", got, p)
 	}
 }
+
+// max_to_keep=None (0 here) keeps every checkpoint; a custom
+// checkpoint_name prefixes the files.
+func TestCheckpointManagerKeepAll(t *testing.T) {
+	dir := t.TempDir()
+	m, opt := unbuiltModel(t, 4)
+	x, y := synthetic(16, 4)
+	if _, err := m.Fit(x, y, keras.FitConfig{Verbose: keras.VerboseSilent}); err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := keras.NewCheckpointManager(keras.NewCheckpoint(m, opt), dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr.CheckpointName = "model"
+	for range 4 {
+		if _, err := mgr.Save(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{filepath.Join(dir, "model-1.npz"), filepath.Join(dir, "model-2.npz"), filepath.Join(dir, "model-3.npz"), filepath.Join(dir, "model-4.npz")}
+	if got := mgr.Checkpoints(); !slices.Equal(got, want) {
+		t.Errorf("kept %v, want all 4: %v", got, want)
+	}
+	for _, p := range want {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+	if got := keras.LatestCheckpoint(dir); got != want[3] {
+		t.Errorf("LatestCheckpoint(dir) = %q, want %q", got, want[3])
+	}
+}
