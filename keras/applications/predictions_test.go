@@ -2,6 +2,7 @@ package applications
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,25 +30,26 @@ type predCase struct {
 	}
 }
 
-// pathPhase is the script's path_phase: the path's bytes weighted by
+// pathPhase is the script's path_phase: the key's bytes weighted by
 // their position, mod 1000, over 1000.
-func pathPhase(path string) float64 {
+func pathPhase(key string) float64 {
 	s := 0
-	for i, b := range []byte(path) {
+	for i, b := range []byte(key) {
 		s += (i + 1) * int(b)
 	}
 	return float64(s%1000) / 1000
 }
 
 // weightValues is the script's weight_values: a variable's values from
-// its path ("conv1_conv/kernel"), its layer's class and its shape.
-func weightValues(path, class string, shape []int) []float32 {
-	name := path[strings.LastIndex(path, "/")+1:]
+// its key ("<layer name>/<index among the layer's variables>"), its
+// Keras name ("kernel", "moving_variance"), its layer's class and its
+// shape.
+func weightValues(key, name, class string, shape []int) []float32 {
 	n := 1
 	for _, d := range shape {
 		n *= d
 	}
-	phase := 6.2831853*pathPhase(path) + 0.3
+	phase := 6.2831853*pathPhase(key) + 0.3
 	fanIn := 1
 	switch {
 	case len(shape) == 4 && (class == "DepthwiseConv2D" || name == "depthwise_kernel"):
@@ -81,11 +83,13 @@ func setFormulaWeights(t *testing.T, m *keras.Model) {
 	t.Helper()
 	paths := kerasPaths(m)
 	for _, l := range m.Layers() {
-		for _, v := range l.Weights() {
+		for i, v := range l.Weights() {
 			if strings.HasSuffix(v.Name(), "/count") {
 				continue
 			}
-			if err := v.Assign(weightValues(paths[v], l.ClassName(), v.Shape())); err != nil {
+			p := paths[v]
+			key := l.Name() + "/" + strconv.Itoa(i)
+			if err := v.Assign(weightValues(key, p[strings.LastIndex(p, "/")+1:], l.ClassName(), v.Shape())); err != nil {
 				t.Fatal(err)
 			}
 		}

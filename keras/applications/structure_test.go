@@ -29,6 +29,7 @@ var constructors = map[string]func(...Option) (*keras.Model, error){
 	"Xception":          Xception,
 	"InceptionResNetV2": InceptionResNetV2,
 	"ConvNeXtTiny":      ConvNeXtTiny, "ConvNeXtSmall": ConvNeXtSmall, "ConvNeXtBase": ConvNeXtBase,
+	"NASNetMobile": NASNetMobile,
 }
 
 // structCase is one case of testdata/keras/structure.json.gz, written by

@@ -78,6 +78,26 @@ func TestImagenetWeightsFromKerasCache(t *testing.T) {
 			"vgg19_weights_tf_dim_ordering_tf_kernels_notop.h5 https://storage.googleapis.com/tensorflow/keras-applications/vgg19/vgg19_weights_tf_dim_ordering_tf_kernels_notop.h5 253f8cb515780f3b799900260a226db6"},
 		{func() error { _, err := MobileNetV2(WithAlpha(1.3), WithInputShape(160, 160, 3)); return err },
 			"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.3_160.h5 https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v2/mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.3_160.h5 "},
+		{func() error { _, err := DenseNet169(WithIncludeTop(false)); return err },
+			"densenet169_weights_tf_dim_ordering_tf_kernels_notop.h5 https://storage.googleapis.com/tensorflow/keras-applications/densenet/densenet169_weights_tf_dim_ordering_tf_kernels_notop.h5 b8c4d4c20dd625c148057b9ff1c1176b"},
+		{func() error { _, err := MobileNetV3Small(WithIncludeTop(false), WithAlpha(0.75)); return err },
+			"weights_mobilenet_v3_small_224_0.75_float_no_top_v2.h5 https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v3/weights_mobilenet_v3_small_224_0.75_float_no_top_v2.h5 ebdb5cc8e0b497cd13a7c275d475c819"},
+		{func() error { _, err := MobileNetV3Large(WithMinimalistic(true)); return err },
+			"weights_mobilenet_v3_large_minimalistic_224_1.0_float.h5 https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v3/weights_mobilenet_v3_large_minimalistic_224_1.0_float.h5 675e7b876c45c57e9e63e6d90a36599c"},
+		{func() error { _, err := EfficientNetB0(); return err },
+			"efficientnetb0.h5 https://storage.googleapis.com/keras-applications/efficientnetb0.h5 902e53a9f72be733fc0bcb005b3ebbac"},
+		{func() error { _, err := EfficientNetV2S(WithIncludeTop(false)); return err },
+			"efficientnetv2-s_notop.h5 https://storage.googleapis.com/tensorflow/keras-applications/efficientnet_v2/efficientnetv2-s_notop.h5 af0682fb74e8c54910f2d4393339c070"},
+		{func() error { _, err := InceptionV3(WithIncludeTop(false)); return err },
+			"inception_v3_weights_tf_dim_ordering_tf_kernels_notop.h5 https://storage.googleapis.com/tensorflow/keras-applications/inception_v3/inception_v3_weights_tf_dim_ordering_tf_kernels_notop.h5 bcbd6486424b2319ff4ef7d526e38f63"},
+		{func() error { _, err := InceptionResNetV2(WithIncludeTop(false)); return err },
+			"inception_resnet_v2_weights_tf_dim_ordering_tf_kernels_notop.h5 https://storage.googleapis.com/tensorflow/keras-applications/inception_resnet_v2/inception_resnet_v2_weights_tf_dim_ordering_tf_kernels_notop.h5 d19885ff4a710c122648d3b5c3b684e4"},
+		{func() error { _, err := Xception(WithIncludeTop(false)); return err },
+			"xception_weights_tf_dim_ordering_tf_kernels_notop.h5 https://storage.googleapis.com/tensorflow/keras-applications/xception/xception_weights_tf_dim_ordering_tf_kernels_notop.h5 b0042744bf5b25fce3cb969f33bebb97"},
+		{func() error { _, err := ConvNeXtTiny(WithIncludeTop(false)); return err },
+			"convnext_tiny_notop.h5 https://storage.googleapis.com/tensorflow/keras-applications/convnext/convnext_tiny_notop.h5 d547c096cabd03329d7be5562c5e14798aa39ed24b474157cef5e85ab9e49ef1"},
+		{func() error { _, err := NASNetMobile(WithIncludeTop(false)); return err },
+			"nasnet_mobile_no_top.h5 https://storage.googleapis.com/tensorflow/keras-applications/nasnet/NASNet-mobile-no-top.h5 1ed92395b5b598bdda52abe5c0dbfd63"},
 	} {
 		asked = nil
 		layers.ClearSession()
@@ -119,6 +139,21 @@ func TestWeightsArgumentErrors(t *testing.T) {
 		{"mobilenet alpha", func() error { _, err := MobileNet(WithAlpha(0.3)); return err }, "alpha 0.25, 0.5, 0.75 and 1"},
 		{"mobilenet depth multiplier", func() error { _, err := MobileNet(WithDepthMultiplier(2)); return err }, "depth_multiplier 1"},
 		{"mobilenetv2 alpha", func() error { _, err := MobileNetV2(WithAlpha(0.3)); return err }, "alpha 0.35"},
+		{"mobilenetv3 alpha", func() error { _, err := MobileNetV3Small(WithAlpha(0.5)); return err }, "alpha 0.75 and 1"},
+		{"mobilenetv3 small input", func() error {
+			_, err := MobileNetV3Large(WithWeights(""), WithInputShape(16, 16, 3))
+			return err
+		}, "at least 32x32"},
+		{"convnext name", func() error { _, err := ConvNeXtTiny(WithName("mine")); return err }, "must contain \"convnext_tiny\""},
+		{"nasnet None", func() error {
+			_, err := NASNetMobile(WithIncludeTop(false), WithInputShape(layers.None, layers.None, 3))
+			return err
+		}, "static input_shape"},
+		{"efficientnet option", func() error { _, err := EfficientNetB0(WithIncludePreprocessing(false)); return err }, "does not take option(s) include_preprocessing"},
+		{"inception small input", func() error {
+			_, err := InceptionV3(WithWeights(""), WithIncludeTop(false), WithInputShape(64, 64, 3))
+			return err
+		}, "at least 75x75"},
 		{"missing file", func() error {
 			_, err := MobileNet(WithWeights(filepath.Join(t.TempDir(), "none.h5")), WithIncludeTop(false))
 			return err

@@ -18,8 +18,10 @@ predictions.json has, for a subset of constructors at small inputs, the
 model's output for an input and weights that the Go test computes by the
 same formulas (weight_values, input_values below) instead of reading a
 file: every variable's values are a sine of its flat index, phased by its
-path ("conv1_conv/kernel"), scaled by what the variable is (kernels by
-2/sqrt(fan-in), batch normalization's variances kept positive). The
+layer's name and its index among the layer's variables ("conv1_conv/0";
+not the variable's path, which holds Keras' name scopes in NASNet),
+scaled by what the variable is, by its name (kernels by 2/sqrt(fan-in),
+batch normalization's variances kept positive). The
 outputs are stored as a strided sample plus their mean and mean absolute
 value, to keep the file small.
 
@@ -106,6 +108,7 @@ PREDICT = [
     ("InceptionResNetV2", {"include_top": False, "pooling": "avg", "input_shape": [75, 75, 3]}, "centered"),
     ("Xception", {"include_top": False, "pooling": "avg", "input_shape": [71, 71, 3]}, "centered"),
     ("ConvNeXtTiny", {"include_top": True, "classes": 10, "input_shape": [32, 32, 3]}, "pixels"),
+    ("ConvNeXtTiny", {"include_top": False, "pooling": "avg", "input_shape": [32, 32, 3]}, "pixels"),
     ("NASNetMobile", {"include_top": False, "pooling": "avg", "input_shape": [32, 32, 3]}, "centered"),
 ]
 
@@ -138,17 +141,18 @@ def layer_rows(model, with_summary):
     return rows
 
 
-def path_phase(path):
-    """A variable's phase: its path's bytes, weighted by position, mod 1000."""
-    return sum((i + 1) * b for i, b in enumerate(path.encode())) % 1000 / 1000.0
+def path_phase(key):
+    """A variable's phase: its key's bytes, weighted by position, mod 1000."""
+    return sum((i + 1) * b for i, b in enumerate(key.encode())) % 1000 / 1000.0
 
 
-def weight_values(path, cls, shape):
-    """The deterministic value of a variable (float64 before the cast)."""
-    name = path.rsplit("/", 1)[-1]
+def weight_values(key, name, cls, shape):
+    """The deterministic value of a variable (float64 before the cast):
+    key is "<layer name>/<index among the layer's variables>", name the
+    variable's name ("kernel", "moving_variance")."""
     n = int(np.prod(shape)) if len(shape) else 1
     t = np.arange(n, dtype=np.float64)
-    s = np.sin(0.61 * t + 6.2831853 * path_phase(path) + 0.3)
+    s = np.sin(0.61 * t + 6.2831853 * path_phase(key) + 0.3)
     if name in ("moving_variance", "variance"):
         v = 1.0 + 0.5 * s
     elif name == "gamma":
@@ -168,10 +172,11 @@ def weight_values(path, cls, shape):
 
 def set_weights(model):
     for layer in model.layers:
-        for v in layer.weights:
+        for i, v in enumerate(layer.weights):
             if "int" in str(v.dtype):
                 continue  # Normalization's count
-            v.assign(weight_values(v.path, layer.__class__.__name__, tuple(v.shape)).astype(str(v.dtype)))
+            vals = weight_values(f"{layer.name}/{i}", v.path.rsplit("/", 1)[-1], layer.__class__.__name__, tuple(v.shape))
+            v.assign(vals.astype(str(v.dtype)))
 
 
 def input_values(kind, shape):
