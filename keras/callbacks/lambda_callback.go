@@ -1,6 +1,9 @@
 package callbacks
 
-import "github.com/gokeras/gokeras/keras"
+import (
+	"github.com/gokeras/gokeras/keras"
+	"gorgonia.org/tensor"
+)
 
 // LambdaCallback is Keras' LambdaCallback: a callback made of functions,
 // each optional. Set the fields; the embedded CallbackBase gives them the
@@ -19,6 +22,11 @@ type LambdaCallback struct {
 	PredictBegin, PredictEnd func(logs keras.Logs) error
 	PredictBatchBegin        func(batch int, logs keras.Logs) error
 	PredictBatchEnd          func(batch int, logs keras.Logs) error
+	// PredictBatchOutputs takes a predict batch's outputs, Keras'
+	// logs["outputs"] in on_predict_batch_end (Logs hold numbers only):
+	// it is called right before PredictBatchEnd of the same batch, with
+	// copies it may keep (see keras.PredictBatchOutputsCallback).
+	PredictBatchOutputs func(batch int, outputs []*tensor.Dense) error
 }
 
 func callLogs(f func(keras.Logs) error, logs keras.Logs) error {
@@ -92,3 +100,13 @@ func (c *LambdaCallback) OnPredictBatchBegin(batch int, logs keras.Logs) error {
 func (c *LambdaCallback) OnPredictBatchEnd(batch int, logs keras.Logs) error {
 	return callN(c.PredictBatchEnd, batch, logs)
 }
+
+// OnPredictBatchOutputs implements keras.PredictBatchOutputsCallback.
+func (c *LambdaCallback) OnPredictBatchOutputs(batch int, outputs []*tensor.Dense) error {
+	if c.PredictBatchOutputs == nil {
+		return nil
+	}
+	return c.PredictBatchOutputs(batch, outputs)
+}
+
+var _ keras.PredictBatchOutputsCallback = (*LambdaCallback)(nil)

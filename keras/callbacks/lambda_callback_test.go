@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gokeras/gokeras/keras"
+	"gorgonia.org/tensor"
 )
 
 func TestLambdaCallback(t *testing.T) {
@@ -60,5 +61,34 @@ func TestLambdaCallback(t *testing.T) {
 	stop := &LambdaCallback{EpochEnd: func(int, keras.Logs) error { return boom }}
 	if _, err := m.Fit(x, y, quiet(3, stop)); !errors.Is(err, boom) {
 		t.Errorf("Fit error %v", err)
+	}
+}
+
+// LambdaCallback(on_predict_batch_end=lambda b, logs: keep(logs["outputs"])):
+// the batches' outputs, in order before each batch's end, are Predict's.
+func TestLambdaCallbackPredictOutputs(t *testing.T) {
+	m := model(t, 1, nil)
+	x, _ := data(12, 1)
+	var calls []string
+	var rows []float32
+	cb := &LambdaCallback{
+		PredictBatchBegin: func(b int, _ keras.Logs) error { calls = append(calls, fmt.Sprint("begin ", b)); return nil },
+		PredictBatchEnd:   func(b int, _ keras.Logs) error { calls = append(calls, fmt.Sprint("end ", b)); return nil },
+		PredictBatchOutputs: func(b int, outs []*tensor.Dense) error {
+			calls = append(calls, fmt.Sprint("outputs ", b, " ", outs[0].Shape()))
+			rows = append(rows, outs[0].Data().([]float32)...)
+			return nil
+		},
+	}
+	p, err := m.Predict(x, keras.PredictConfig{BatchSize: 8, Verbose: keras.VerboseSilent, Callbacks: []keras.Callback{cb}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"begin 0", "outputs 0 (8, 3)", "end 0", "begin 1", "outputs 1 (4, 3)", "end 1"}
+	if !reflect.DeepEqual(calls, want) {
+		t.Errorf("calls %q\nwant %q", calls, want)
+	}
+	if !reflect.DeepEqual(rows, p.Data().([]float32)) {
+		t.Errorf("outputs %v, Predict %v", rows, p.Data())
 	}
 }
