@@ -31,11 +31,11 @@
 // Each device trains on its rows of every global batch. A weight laid out
 // on mesh axes is stored, per device, as the device's shard, and so are
 // its optimizer slots (FSDP/ZeRO): between steps that is all a device
-// holds of them. A step all-gathers the whole weights into buffers of its
-// own, and after the backward pass every device reduce-scatters the
-// gradients (receiving the sum of its shard) and updates its shard with
-// its own instance of the optimizer; the buffers are freed when the step
-// ends. GetWeights, SetWeights and saving read and write the shards (the
+// holds of them. During a step each kernel that reads a split weight
+// borrows it whole, gathered from the shards, and gives it back; after the
+// backward pass every device reduce-scatters the gradients (receiving the
+// sum of its shard) and updates its shard with its own instance of the
+// optimizer. GetWeights, SetWeights and saving read and write the shards (the
 // model's variables and its optimizer's slots are backed by them), so a
 // sharded model saves the files an unsharded one does, and a checkpoint
 // resumes on another mesh. Sums run in device order, so a
