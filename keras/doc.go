@@ -44,14 +44,16 @@
 //	keras.utils.to_categorical            utils.ToCategorical (package keras/utils)
 //	keras.mixed_precision.set_global_policy  mixedprecision.SetGlobalPolicy
 //	model.stop_training = True            model.StopTraining()
-//	optimizer.learning_rate               optimizer.CurrentLearningRate()
+//	optimizer.learning_rate (= lr)         optimizer.CurrentLearningRate() (SetLearningRate(lr))
 //	model(x, training=False)              model.Forward(x, false); in a graph base.ApplyTraining(false, x)
 //	layer.get_weights() / set_weights()   layers.GetWeights(l) / layers.SetWeights(l, ws)
 //	model.count_params(), get_layer(n)    [Model.CountParams], [Model.GetLayer]
 //	model.to_json(), model_from_json(s)   [Model.ToJSON], [ModelFromJSON]
 //	train_on_batch / test_on_batch / predict_on_batch  [Model.TrainOnBatch], [Model.TestOnBatch], [Model.PredictOnBatch]
 //	tf.train.Checkpoint, CheckpointManager, latest_checkpoint  [Checkpoint], [CheckpointManager], [LatestCheckpoint]
-//	logs["outputs"] in on_predict_batch_end  [PredictBatchOutputsCallback]
+//	logs["outputs"] in on_predict_batch_end  [PredictBatchOutputsCallback] (LambdaCallback.PredictBatchOutputs)
+//	metric(y_true, y_pred)                metrics.Call(m, yTrue, yPred)
+//	SimpleClusterResolver(cluster_spec)   distribute.NewSimpleClusterResolver(spec, taskType, taskID)
 //	strategy.experimental_run_v2 (TF 2.0)  strategy.Run (package distribute; ExperimentalRunV2 too)
 //	strategy.experimental_barrier           MultiWorkerMirroredStrategy.Barrier (ExperimentalBarrier too)
 //	strategy.reduce(op, 3.0, axis=None)     strategy.ReduceValue(op, 3.0) (a plain number, not per-replica)
