@@ -467,14 +467,19 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 		if timing {
 			t0 = time.Now()
 		}
-		var lent []int
+		var lent []loan
+		rowsOf := -1
 		if anyLazy {
-			lent = p.lend(st.ins, replica)
+			rowsOf = p.rowsTable(st)
+			lent = p.lend(st.ins, rowsOf, replica, nil)
 		}
 		switch st.kind {
 		case kindOp:
 			for j, b := range st.ins {
 				st.args[j] = p.bufs[b]
+			}
+			if rowsOf >= 0 {
+				lent = p.lendRows(st, rowsOf, replica, lent)
 			}
 			st.op.Forward(p.bufs[st.out], st.args)
 		case kindAdd:
@@ -510,9 +515,9 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 	cur = nil
 	for i := range p.hooks {
 		h := &p.hooks[i]
-		var lent []int
+		var lent []loan
 		if anyLazy {
-			lent = p.lend(h.ins, replica)
+			lent = p.lend(h.ins, -1, replica, nil)
 		}
 		for j, b := range h.ins {
 			h.vals[j] = ops.Value{Shape: p.shapes[b], Data: p.bufs[b]}

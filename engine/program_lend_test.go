@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gokeras/gokeras/engine"
@@ -62,5 +64,58 @@ func TestRunLendsUnboundVariables(t *testing.T) {
 	out, err := p.Run(nil, []ops.Value{{Shape: ops.Shape{3}, Data: []float32{1, 1, 1}}})
 	if err != nil || out[1].Data[2] != 2 || read != 1 {
 		t.Errorf("with a bound: y %v, %v, %d reads; want [2 2 2] and one read (b)", out[1].Data, err, read)
+	}
+}
+
+// rowsBacking is countingBacking for a rank-2 table that reads rows.
+type rowsBacking struct {
+	countingBacking
+	cols int
+	rows *[]int
+}
+
+func (r rowsBacking) ReadRows(_ int, rows []int, dst []float32) {
+	*r.rows = append(*r.rows, rows...)
+	for k, row := range rows {
+		copy(dst[k*r.cols:(k+1)*r.cols], r.val[row*r.cols:(row+1)*r.cols])
+	}
+}
+
+// TestRunLendsGatheredRows: an embedding's Gather over a table kept by a
+// backing that reads rows is lent the rows its ids name, not the table:
+// the output is the same, the loan is those rows, and an id out of range
+// still fails the run with Gather's error.
+func TestRunLendsGatheredRows(t *testing.T) {
+	var now, most, read int
+	var rows []int
+	val := make([]float32, 100*4)
+	for i := range val {
+		val[i] = float32(i)
+	}
+	tab := ops.NewVariable("tab", ops.Shape{100, 4}, make([]float32, 400), true)
+	tab.SetBacking(rowsBacking{countingBacking{val: val, now: &now, most: &most, read: &read}, 4, &rows})
+	tr := ops.NewTrace(false, 0, 1)
+	ids := tr.Input("ids", ops.Shape{2, 3})
+	p, err := engine.Compile(tr, []ops.Tensor{ops.Gather(tr.Read(tab), ids)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Run(nil, []ops.Value{{Shape: ops.Shape{2, 3}, Data: []float32{7, 3, 7, 99, 0.5, 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, id := range []int{7, 3, 7, 99, 0, 3} {
+		for c := range 4 {
+			if got := out[0].Data[4*k+c]; got != float32(4*id+c) {
+				t.Fatalf("row %d (id %d) column %d: %v, want %v", k, id, c, got, 4*id+c)
+			}
+		}
+	}
+	if fmt.Sprint(rows) != "[0 3 7 99]" || most != 4*4 || now != 0 || read != 0 {
+		t.Errorf("rows read %v, at most %d floats lent, %d after, %d whole reads; want [0 3 7 99], 16, 0, 0", rows, most, now, read)
+	}
+	_, err = p.Run(nil, []ops.Value{{Shape: ops.Shape{2, 3}, Data: []float32{1, 2, 100, 0, 0, 0}}})
+	if err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("an id out of range: %v, want Gather's error", err)
 	}
 }

@@ -55,6 +55,7 @@ func Gather(params, indices Tensor) Tensor {
 			}, in[1], dy)
 			return []Tensor{g, {}}
 		},
-		wrt: []bool{true, false},
+		wrt:  []bool{true, false},
+		rows: &[2]int{0, 1},
 	}, params, indices)
 }

@@ -37,6 +37,9 @@ type Op struct {
 	// roundedBF16, when set, builds the variant of this op whose kernel
 	// rounds its output to bfloat16 (bf16), from this op's inputs.
 	roundedBF16 func(in []Tensor) Tensor
+	// rows, when set, says the kernel reads only the rows of input
+	// rows[0] (rank 2) that input rows[1] names (Gather): see RowsRead.
+	rows *[2]int
 }
 
 var (
@@ -46,6 +49,18 @@ var (
 
 // Kind is the op's name, such as "Conv2D".
 func (o *Op) Kind() string { return o.name }
+
+// RowsRead reports whether the kernel reads, of its input table (a rank-2
+// table of rows), only the rows its input ids names (float32 ids,
+// truncated, as Gather reads them), so that an executor may hand it a
+// table of those rows alone, in increasing order, with ids renumbered into
+// it: the output is the same.
+func (o *Op) RowsRead() (table, ids int, ok bool) {
+	if o.rows == nil {
+		return 0, 0, false
+	}
+	return o.rows[0], o.rows[1], true
+}
 
 // Attrs returns the op's attributes (a struct specific to Kind).
 func (o *Op) Attrs() any { return o.attrs }

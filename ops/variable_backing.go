@@ -147,3 +147,37 @@ func (v *Variable) ReturnCopy(replica int, buf []float32) {
 func (v *Variable) mirrorBackedLocked(n int) {
 	v.copies = make([][]float32, n)
 }
+
+// RowReader is implemented by a Backing that can read some rows of a
+// rank-2 variable without the others (a distribution reads them from the
+// shards that hold them).
+type RowReader interface {
+	// ReadRows writes row rows[k] of the value into row k of dst, for copy
+	// replica.
+	ReadRows(replica int, rows []int, dst []float32)
+}
+
+// LendRows lends, for one kernel that reads only these rows of the
+// rank-2 variable v (see [Op.RowsRead]), a table of them alone: row k is
+// row rows[k] of v, counted as lent when the backing is a [Lender]. Give
+// it back with [Variable.ReturnCopy]. ok is false, and nothing is lent,
+// unless copy replica is unbound and the backing is a [RowReader].
+func (v *Variable) LendRows(replica int, rows []int) (buf []float32, ok bool) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	rr, isRR := v.backing.(RowReader)
+	if !isRR || len(v.shape) != 2 || replica < 0 || replica >= len(v.copies) || v.copies[replica] != nil {
+		return nil, false
+	}
+	for _, r := range rows {
+		if r < 0 || r >= v.shape[0] {
+			return nil, false
+		}
+	}
+	buf = make([]float32, len(rows)*v.shape[1])
+	rr.ReadRows(replica, rows, buf)
+	if l, ok := v.backing.(Lender); ok {
+		l.Lent(replica, len(buf))
+	}
+	return buf, true
+}

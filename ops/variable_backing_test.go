@@ -146,3 +146,61 @@ func TestLendCopy(t *testing.T) {
 		t.Error("a bound copy was not lent as its storage")
 	}
 }
+
+// rowTable is a RowReader backing of a 3x2 table, recording the rows read.
+type rowTable struct {
+	halves
+	rows []int
+}
+
+func (r *rowTable) ReadRows(_ int, rows []int, dst []float32) {
+	r.rows = append(r.rows, rows...)
+	full := make([]float32, 6)
+	r.ReadValue(0, full)
+	for k, row := range rows {
+		copy(dst[2*k:2*k+2], full[2*row:2*row+2])
+	}
+}
+
+// TestLendRows: a rank-2 variable backed by a RowReader lends the rows a
+// Gather reads, alone and counted; a bound copy, a backing without rows,
+// a row out of range or another rank lend nothing.
+func TestLendRows(t *testing.T) {
+	v := NewVariable("t", Shape{3, 2}, make([]float32, 6), true)
+	b := &rowTable{halves: halves{lo: []float32{1, 2, 3}, hi: []float32{4, 5, 6}}}
+	v.SetBacking(b)
+	buf, ok := v.LendRows(0, []int{0, 2})
+	if !ok || !slices.Equal(buf, []float32{1, 2, 5, 6}) || b.lent[0] != 4 || !slices.Equal(b.rows, []int{0, 2}) {
+		t.Fatalf("LendRows: %v ok=%v, lent %d, rows read %v", buf, ok, b.lent[0], b.rows)
+	}
+	v.ReturnCopy(0, buf)
+	if b.lent[0] != 0 {
+		t.Errorf("%d floats still lent", b.lent[0])
+	}
+	if _, ok := v.LendRows(0, []int{3}); ok {
+		t.Error("a row out of range was lent")
+	}
+	if err := v.BindCopy(0, make([]float32, 6)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := v.LendRows(0, []int{1}); ok {
+		t.Error("a bound copy lent rows")
+	}
+	w := NewVariable("w", Shape{2, 2}, make([]float32, 4), true)
+	w.SetBacking(&halves{lo: []float32{1, 2}, hi: []float32{3, 4}})
+	if _, ok := w.LendRows(0, []int{1}); ok {
+		t.Error("a backing without ReadRows lent rows")
+	}
+	tr := NewTrace(false, 0, 1)
+	g := Gather(tr.Constant(Shape{3, 2}, make([]float32, 6)), tr.Constant(Shape{2}, []float32{0, 1}))
+	if op, ok := g.Node().Op().(*Op); !ok {
+		t.Fatal("Gather is not an *Op")
+	} else if tb, ids, ok := op.RowsRead(); !ok || tb != 0 || ids != 1 {
+		t.Errorf("Gather's RowsRead: %d %d %v, want 0 1 true", tb, ids, ok)
+	}
+	if op, _ := Neg(tr.Scalar(1)).Node().Op().(*Op); op != nil {
+		if _, _, ok := op.RowsRead(); ok {
+			t.Error("Neg reads rows")
+		}
+	}
+}
