@@ -294,6 +294,14 @@ func TestGroupQueryAttentionGradients(t *testing.T) {
 }
 
 func TestGroupQueryAttentionErrors(t *testing.T) {
+	// Keras names the layer after its Python class, GroupedQueryAttention.
+	if n := layers.NewGroupQueryAttention(2, 2, 1).Name(); !strings.HasPrefix(n, "grouped_query_attention") {
+		t.Errorf("default name %q, Keras grouped_query_attention", n)
+	}
+	if _, err := LayerFromConfig("GroupQueryAttention", map[string]any{"head_dim": 2.0, "num_query_heads": 2.0,
+		"num_key_value_heads": 1.0, "kernel_constraint": "non_neg"}); err == nil || !strings.Contains(err.Error(), "kernel_constraint") {
+		t.Errorf("a kernel constraint: %v", err)
+	}
 	for _, c := range []struct {
 		l    *layers.GroupQueryAttention
 		want string

@@ -64,12 +64,12 @@ type GroupQueryAttention struct {
 // WithSeed, WithName.
 func NewGroupQueryAttention(headDim, numQueryHeads, numKVHeads int, opts ...Option) *GroupQueryAttention {
 	l := &GroupQueryAttention{headDim: headDim, numQueryHeads: numQueryHeads, numKVHeads: numKVHeads}
+	if probe, _ := newConfig("GroupQueryAttention", nil, opts); !probe.set["name"] {
+		// Keras names the layer after its Python class.
+		opts = append([]Option{WithName(UniqueName("grouped_query_attention"))}, opts...)
+	}
 	l.init("GroupQueryAttention", []string{"dropout", "use_bias", "use_gate", "sliding_window", "kernel_initializer",
 		"bias_initializer", "kernel_regularizer", "bias_regularizer", "seed"}, opts)
-	if !l.cfg.set["name"] {
-		// Keras names the layer after its Python class.
-		l.name = UniqueName("grouped_query_attention")
-	}
 	l.initSeed(&l.Base)
 	l.dropout = l.cfg.attn.dropout
 	if l.dropout == 0 {
