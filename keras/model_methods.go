@@ -98,11 +98,43 @@ func batchRows(x any) (int, error) {
 	return 0, fmt.Errorf("a batch must be a *tensor.Dense or a slice or map of them, got %T", x)
 }
 
+// OnBatchOption sets an argument of [Model.TrainOnBatch] or
+// [Model.TestOnBatch] beside x and y.
+type OnBatchOption func(*onBatchConfig)
+
+type onBatchConfig struct {
+	sampleWeight any
+	classWeight  map[int]float64
+}
+
+// SampleWeight is train_on_batch's and test_on_batch's sample_weight: one
+// weight per example of the batch, as [FitConfig.SampleWeight].
+func SampleWeight(sw any) OnBatchOption {
+	return func(c *onBatchConfig) { c.sampleWeight = sw }
+}
+
+// ClassWeight is train_on_batch's class_weight: class index -> weight,
+// as [FitConfig.ClassWeight]; not with SampleWeight.
+func ClassWeight(cw map[int]float64) OnBatchOption {
+	return func(c *onBatchConfig) { c.classWeight = cw }
+}
+
+func onBatchOptions(opts []OnBatchOption) onBatchConfig {
+	var c onBatchConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return c
+}
+
 // TrainOnBatch runs one training step on the batch (x, y) and returns the
-// logs, as Keras' model.train_on_batch(x, y, return_dict=True): the
-// metrics are reset first (reset_metrics=True) and the model's History is
-// left alone.
-func (m *Model) TrainOnBatch(x, y any) (Logs, error) {
+// logs, as Keras' model.train_on_batch(x, y, sample_weight, class_weight,
+// return_dict=True): the metrics are reset first, as Keras 3 does at every
+// call, so the logs are this batch's, computed before the update; the
+// model's History is left alone.
+func (m *Model) TrainOnBatch(x, y any, opts ...OnBatchOption) (Logs, error) {
 	if err := m.usable("TrainOnBatch"); err != nil {
 		return nil, err
 	}
@@ -110,9 +142,10 @@ func (m *Model) TrainOnBatch(x, y any) (Logs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keras: TrainOnBatch: %w", err)
 	}
+	c := onBatchOptions(opts)
 	keep := m.History
 	defer func() { m.History = keep }()
-	h, err := m.Fit(x, y, FitConfig{BatchSize: n, NoShuffle: true, Verbose: VerboseSilent})
+	h, err := m.Fit(x, y, FitConfig{BatchSize: n, NoShuffle: true, Verbose: VerboseSilent, SampleWeight: c.sampleWeight, ClassWeight: c.classWeight})
 	if err != nil {
 		return nil, fmt.Errorf("keras: TrainOnBatch: %w", err)
 	}
@@ -124,8 +157,9 @@ func (m *Model) TrainOnBatch(x, y any) (Logs, error) {
 }
 
 // TestOnBatch evaluates the model on one batch, as Keras'
-// model.test_on_batch(x, y, return_dict=True).
-func (m *Model) TestOnBatch(x, y any) (Logs, error) {
+// model.test_on_batch(x, y, sample_weight, return_dict=True). A
+// ClassWeight is refused, as test_on_batch has none.
+func (m *Model) TestOnBatch(x, y any, opts ...OnBatchOption) (Logs, error) {
 	if err := m.usable("TestOnBatch"); err != nil {
 		return nil, err
 	}
@@ -133,7 +167,11 @@ func (m *Model) TestOnBatch(x, y any) (Logs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keras: TestOnBatch: %w", err)
 	}
-	return m.Evaluate(x, y, EvaluateConfig{BatchSize: n, Verbose: VerboseSilent})
+	c := onBatchOptions(opts)
+	if c.classWeight != nil {
+		return nil, fmt.Errorf("keras: TestOnBatch: no class weights (Keras' test_on_batch takes sample_weight only)")
+	}
+	return m.Evaluate(x, y, EvaluateConfig{BatchSize: n, Verbose: VerboseSilent, SampleWeight: c.sampleWeight})
 }
 
 // PredictOnBatch returns the model's output for one batch, as Keras'

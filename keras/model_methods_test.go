@@ -3,6 +3,7 @@ package keras_test
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,18 +135,22 @@ type onBatchCase struct {
 	Kernel, Bias []float32
 	X, Y         [][]float32
 	Calls        []struct {
-		Call    string
-		Batch   int
-		Logs    map[string]float64
-		Output  []float32
-		Weights [][]float32
+		Call         string
+		Batch        int
+		Logs         map[string]float64
+		Output       []float32
+		Weights      [][]float32
+		SampleWeight []float32          `json:"sample_weight"`
+		ClassWeight  map[string]float64 `json:"class_weight"`
 	}
 }
 
 // TrainOnBatch, TestOnBatch and PredictOnBatch against Keras 3
 // (tools/keras_reference/on_batch_vectors.py): each call's logs, computed
 // before its update and over its batch alone (Keras resets the metrics at
-// every call), the weights after it and the predictions, within 1e-6.
+// every call), the weights after it and the predictions, within 1e-6;
+// with a sample_weight (the loss weighted, the metric "mae" not, as
+// Keras 3's compiled metrics) and a class_weight.
 func TestOnBatchMatchesKeras(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
 	for _, c := range kerasvectors.Read[onBatchCase](t, "testdata/keras/on_batch.json") {
@@ -166,12 +171,27 @@ func TestOnBatchMatchesKeras(t *testing.T) {
 			}
 			for i, call := range c.Calls {
 				x, y := batch(call.Batch)
+				var opts []keras.OnBatchOption
+				if call.SampleWeight != nil {
+					opts = append(opts, keras.SampleWeight(tensor.New(tensor.WithShape(len(call.SampleWeight)), tensor.WithBacking(call.SampleWeight))))
+				}
+				if call.ClassWeight != nil {
+					cw := map[int]float64{}
+					for k, v := range call.ClassWeight {
+						n, err := strconv.Atoi(k)
+						if err != nil {
+							t.Fatal(err)
+						}
+						cw[n] = v
+					}
+					opts = append(opts, keras.ClassWeight(cw))
+				}
 				var logs keras.Logs
 				switch call.Call {
 				case "train_on_batch":
-					logs, err = m.TrainOnBatch(x, y)
+					logs, err = m.TrainOnBatch(x, y, opts...)
 				case "test_on_batch":
-					logs, err = m.TestOnBatch(x, y)
+					logs, err = m.TestOnBatch(x, y, opts...)
 				case "predict_on_batch":
 					var p *tensor.Dense
 					p, err = m.PredictOnBatch(x)
@@ -238,5 +258,21 @@ func TestLayerGetWeightsMethod(t *testing.T) {
 	}
 	if b := bias.Numpy(); !slices.Equal(b, []float32{-1, -2}) || p.dense.Weights()[0].Numpy()[0] == 99 {
 		t.Errorf("bias after AssignSub %v (kernel %v)", b, p.dense.Weights()[0].Numpy())
+	}
+}
+
+// TestOnBatch takes no class weights, as Keras' test_on_batch.
+func TestTestOnBatchRefusesClassWeight(t *testing.T) {
+	m, err := keras.NewSequential(layers.NewDense(2, layers.WithInputShape(3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Compile(keras.CompileConfig{Optimizer: "sgd", Loss: "mse"}); err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float32, 6)))
+	y := tensor.New(tensor.WithShape(2, 2), tensor.WithBacking(make([]float32, 4)))
+	if _, err := m.TestOnBatch(x, y, keras.ClassWeight(map[int]float64{0: 1})); err == nil || !strings.Contains(err.Error(), "class weights") {
+		t.Errorf("TestOnBatch with a class weight: %v", err)
 	}
 }

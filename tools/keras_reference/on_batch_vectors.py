@@ -8,7 +8,9 @@ Run from the repository root with the pinned environment (requirements.txt):
 
 A Dense(2) model of fixed weights, compiled with SGD(0.1), "mse" and the
 metric "mae", goes through test_on_batch, train_on_batch on two different
-batches, test_on_batch and predict_on_batch, in that order. Each call's
+batches, test_on_batch and predict_on_batch, in that order, then
+train_on_batch and test_on_batch with a sample_weight and train_on_batch
+with a class_weight. Each call's
 returned dict (return_dict=True) is recorded, and the weights after each
 training call: Keras resets the metrics at every *_on_batch call, so the
 second train_on_batch reports its batch alone, computed before its update.
@@ -58,6 +60,22 @@ def main():
     record("train_on_batch", 1, logs=model.train_on_batch(x1, y1, return_dict=True))
     record("test_on_batch", 0, logs=model.test_on_batch(x0, y0, return_dict=True))
     record("predict_on_batch", 1, out=model.predict_on_batch(x1))
+    sw = np.asarray([0.5, 1.0, 2.0, 0.0], np.float32)
+    cw = {0: 0.25, 1: 3.0}
+    c = {"call": "train_on_batch", "batch": 1, "sample_weight": flat(sw)}
+    c["logs"] = {k: float(v) for k, v in model.train_on_batch(x1, y1, sample_weight=sw, return_dict=True).items()}
+    c["weights"] = [flat(w) for w in model.get_weights()]
+    calls.append(c)
+    c = {"call": "test_on_batch", "batch": 0, "sample_weight": flat(sw)}
+    c["logs"] = {k: float(v) for k, v in model.test_on_batch(x0, y0, sample_weight=sw, return_dict=True).items()}
+    c["weights"] = [flat(w) for w in model.get_weights()]
+    calls.append(c)
+    # class_weight: the class of a row of y is its argmax, as Keras'
+    # class_weight_to_sample_weights takes it for labels of 2 columns.
+    c = {"call": "train_on_batch", "batch": 0, "class_weight": {str(k): v for k, v in cw.items()}}
+    c["logs"] = {k: float(v) for k, v in model.train_on_batch(x0, y0, class_weight=cw, return_dict=True).items()}
+    c["weights"] = [flat(w) for w in model.get_weights()]
+    calls.append(c)
     case = {"name": "dense_sgd", "kernel": flat(kernel), "bias": flat(bias),
             "x": [flat(b[0]) for b in batches], "y": [flat(b[1]) for b in batches], "calls": calls}
     manifest = {"generator": "tools/keras_reference/on_batch_vectors.py", "keras": keras.__version__,
