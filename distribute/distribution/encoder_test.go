@@ -184,8 +184,8 @@ func TestShardBytesMatchLayouts(t *testing.T) {
 // BenchmarkEncoderMemory prints the peak per-device bytes of weights and
 // optimizer state of Transformer encoders trained with Adam on a 1x4
 // model axis, against one device: between steps (shards and slots) and
-// during a step (plus the split weights a kernel borrows whole, of which
-// the embedding is the largest).
+// during a step (plus what one kernel borrows: a split weight whole, the
+// embedding's rows its lookup reads).
 //
 //	go test ./distribute/distribution -run '^$' -bench EncoderMemory -benchtime 1x
 func BenchmarkEncoderMemory(b *testing.B) {

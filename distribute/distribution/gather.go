@@ -74,7 +74,8 @@ func (sv *shardedVar) whole() bool {
 	return sv.mask == 0 || sv.blocks[0].Size() == sv.v.Shape().Size()
 }
 
-// unbind ends a device's step.
+// unbind ends a device's step; a loan a failed kernel did not give back
+// ends with it.
 func (r *runner) unbind(dev int, svs []*shardedVar) {
 	for _, sv := range svs {
 		if sv.bound[dev] != nil {
@@ -82,6 +83,7 @@ func (r *runner) unbind(dev int, svs []*shardedVar) {
 			sv.bound[dev] = nil
 		}
 	}
+	r.gathered[dev].now.Store(0)
 }
 
 // constrain applies the weights' constraints after a device's update, as

@@ -29,6 +29,28 @@ func (b *shardBacking) ReadValue(replica int, dst []float32) {
 	}
 }
 
+// ReadRows implements ops.RowReader for a table (rank 2): row rows[k] of
+// the whole value into row k of dst, each part of it from the device of
+// the reading device's set whose block holds it, so that an embedding
+// lookup gathers the rows it reads, not the table.
+func (b *shardBacking) ReadRows(replica int, rows []int, dst []float32) {
+	if replica < 0 || replica >= len(b.parts) {
+		replica = 0
+	}
+	cols := b.sv.v.Shape()[1]
+	for _, j := range b.sv.gather[replica] {
+		bl := b.sv.blocks[j]
+		w := bl.Hi[1] - bl.Lo[1]
+		part := b.parts[j].Data(0)
+		for k, r := range rows {
+			if r >= bl.Lo[0] && r < bl.Hi[0] {
+				at := (r - bl.Lo[0]) * w
+				copy(dst[k*cols+bl.Lo[1]:k*cols+bl.Hi[1]], part[at:at+w])
+			}
+		}
+	}
+}
+
 // WriteValue implements ops.Backing: every device's block.
 func (b *shardBacking) WriteValue(src []float32) {
 	for dev, p := range b.parts {
