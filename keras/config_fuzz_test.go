@@ -250,11 +250,12 @@ func fuzzTopConfig(class string, cfg map[string]any, inputs any, integer []bool)
 		ins = append(ins, ref)
 		args = append(args, map[string]any{"class_name": "__keras_tensor__", "config": map[string]any{"shape": bs, "keras_history": ref}})
 	}
-	if class == "MultiHeadAttention" && len(args) == 1 {
+	_, positional := positionalInputs[class] // MultiHeadAttention, GroupQueryAttention
+	if positional && len(args) == 1 {
 		args = append(args, args[0]) // self-attention: query and value
 	}
 	node := map[string]any{"args": args, "kwargs": map[string]any{}}
-	if len(args) > 1 && class != "MultiHeadAttention" {
+	if len(args) > 1 && !positional {
 		node["args"] = []any{args}
 	}
 	entries = append(entries, map[string]any{"class_name": class, "name": "under_test", "config": cfg, "inbound_nodes": []any{node}})
