@@ -1,6 +1,8 @@
 package keras
 
 import (
+	"fmt"
+
 	"github.com/gokeras/gokeras/keras/optimizers"
 	"github.com/gokeras/gokeras/ops"
 )
@@ -22,4 +24,17 @@ func (m *Model) applyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
 		return ga.ApplyGradients(m.optimizer, grads, vars)
 	}
 	return m.optimizer.ApplyGradients(grads, vars)
+}
+
+// ApplyGradients applies grads to vars with the model's optimizer as its
+// default train step does, for a custom train step ([TrainStepper]):
+// m.Optimizer().ApplyGradients(grads, vars) under most strategies, and
+// the sharded update of a distribution that keeps the weights split over
+// its devices (distribute/distribution's ModelParallel), whose weights
+// have no whole copy for an optimizer to update in place.
+func (m *Model) ApplyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
+	if m == nil || m.optimizer == nil {
+		return fmt.Errorf("keras: ApplyGradients: the model has no optimizer (compile it first)")
+	}
+	return m.applyGradients(grads, vars)
 }
