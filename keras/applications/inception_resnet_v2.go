@@ -1,6 +1,9 @@
 package applications
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
@@ -170,6 +173,34 @@ func (l *CustomScaleLayer) Scale() float64 { return l.scale }
 // Call implements layers.Layer.
 func (l *CustomScaleLayer) Call(in []ops.Tensor, _ bool) ops.Tensor {
 	return ops.Add(in[0], ops.Scale(in[1], float32(l.scale)))
+}
+
+// CustomScaleLayerModule is the Keras module of CustomScaleLayer, as a
+// saved config names it (the class is not in keras.layers).
+const CustomScaleLayerModule = "keras.src.applications.inception_resnet_v2"
+
+// Module is CustomScaleLayerModule: saving writes it as the class's
+// module, so that Keras finds the class when it loads the file.
+func (l *CustomScaleLayer) Module() string { return CustomScaleLayerModule }
+
+// Importing the package registers CustomScaleLayer with keras.LoadModel,
+// so that Keras' saved Inception-ResNet models (and gokeras' saves of
+// the Go-built ones) load.
+func init() {
+	keras.RegisterLayer("CustomScaleLayer", func(cfg map[string]any) (layers.Layer, error) {
+		scale, ok := cfg["scale"].(float64)
+		if !ok || math.IsNaN(scale) || math.IsInf(scale, 0) {
+			return nil, fmt.Errorf("applications: CustomScaleLayer: scale %v is not a finite number", cfg["scale"])
+		}
+		var opts []layers.Option
+		if name, ok := cfg["name"].(string); ok && name != "" {
+			opts = append(opts, layers.WithName(name))
+		}
+		if tr, ok := cfg["trainable"].(bool); ok {
+			opts = append(opts, layers.WithTrainable(tr))
+		}
+		return NewCustomScaleLayer(scale, opts...), nil
+	})
 }
 
 // GetConfig implements layers.Layer: the base keys and scale.

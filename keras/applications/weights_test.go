@@ -1,6 +1,7 @@
 package applications
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,8 +171,8 @@ func TestWeightsArgumentErrors(t *testing.T) {
 }
 
 // TestVariableInputSize: without the top and an input shape, a model
-// takes images of any size of at least the least (Keras' (None, None, 3)),
-// and its name says None.
+// takes images of any size of at least the least (Keras' (None, None, 3);
+// MobileNetV3's with its top too), and MobileNetV2's name says None.
 func TestVariableInputSize(t *testing.T) {
 	layers.ClearSession()
 	m, err := MobileNetV2(WithWeights(""), WithIncludeTop(false), WithAlpha(0.35), WithPooling("avg"))
@@ -189,5 +190,81 @@ func TestVariableInputSize(t *testing.T) {
 		if s := y.Shape(); len(s) != 2 || s[1] != 1280 {
 			t.Errorf("%dx%d: output shape %v, want (1, 1280)", size, size, s)
 		}
+	}
+	for _, tc := range []struct {
+		name  string
+		build func(...Option) (*keras.Model, error)
+		top   bool
+		out   int
+	}{
+		{"ResNet50", ResNet50, false, 2048}, {"Xception", Xception, false, 2048}, {"ConvNeXtTiny", ConvNeXtTiny, false, 768},
+		{"EfficientNetV2B0", EfficientNetV2B0, false, 1280}, {"MobileNetV3Small", MobileNetV3Small, true, 1000},
+	} {
+		layers.ClearSession()
+		m, err := tc.build(WithWeights(""), WithIncludeTop(tc.top), WithPooling("avg"))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if s := m.Inputs()[0].Shape(); s[1] != layers.None || s[2] != layers.None {
+			t.Errorf("%s: input shape %v, want (None, None, None, 3)", tc.name, s)
+		}
+		y, err := m.Predict(inputValues("pixels", []int{1, 80, 96, 3}), keras.PredictConfig{Verbose: keras.VerboseSilent})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if s := y.Shape(); len(s) != 2 || s[1] != tc.out {
+			t.Errorf("%s: output shape %v, want (1, %d)", tc.name, s, tc.out)
+		}
+	}
+}
+
+// TestCustomScaleLayerKerasFile: a model with Inception-ResNet's
+// CustomScaleLayer saved by Keras loads through keras.LoadModel (the
+// package registers the class) and predicts Keras' outputs; gokeras'
+// save of it writes Keras' module and loads back equal.
+func TestCustomScaleLayerKerasFile(t *testing.T) {
+	var c predCase
+	for _, p := range kerasvectors.Read[predCase](t, "testdata/keras/predictions.json") {
+		if p.KerasFile != "" {
+			c = p
+		}
+	}
+	if c.KerasFile == "" {
+		t.Fatal("predictions.json has no case for a Keras file")
+	}
+	layers.ClearSession()
+	m, err := keras.LoadModel(filepath.Join("testdata/keras", c.KerasFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *CustomScaleLayer
+	for _, l := range m.Layers() {
+		if s, ok := l.(*CustomScaleLayer); ok {
+			found = s
+		}
+	}
+	if found == nil || found.Scale() != 0.17 || found.Name() != "custom_scale_layer" {
+		t.Fatalf("no CustomScaleLayer(0.17) in %v", m.Layers())
+	}
+	t.Logf("Keras' file: largest difference %.2g", comparePrediction(t, m, c))
+	path := filepath.Join(t.TempDir(), "back.keras")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := m.GetConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(cfg); !strings.Contains(string(b), `"module":"keras.src.applications.inception_resnet_v2"`) {
+		t.Errorf("the config does not name Keras' module: %s", b)
+	}
+	layers.ClearSession()
+	back, err := keras.LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("gokeras' save: largest difference %.2g", comparePrediction(t, back, c))
+	if _, err := keras.LayerFromConfig("CustomScaleLayer", map[string]any{"scale": "x"}); err == nil || !strings.Contains(err.Error(), "scale") {
+		t.Errorf("a bad scale: err = %v", err)
 	}
 }

@@ -25,6 +25,11 @@ batch normalization's variances kept positive). The
 outputs are stored as a strided sample plus their mean and mean absolute
 value, to keep the file small.
 
+custom_scale.keras is a small functional model with Inception-ResNet's
+CustomScaleLayer (keras.src.applications.inception_resnet_v2), saved by
+Keras, with formula weights; predictions.json's case "keras_file" has its
+outputs.
+
 preprocess.json has every family's preprocess_input applied to a small
 batch of pixels.
 
@@ -265,6 +270,23 @@ def preprocess_cases():
     return cases
 
 
+def custom_scale_case():
+    from keras.src.applications.inception_resnet_v2 import CustomScaleLayer
+
+    keras.backend.clear_session()
+    inp = keras.Input((5, 5, 3), name="image")
+    up = keras.layers.Conv2D(3, 1, name="up")(inp)
+    y = CustomScaleLayer(0.17, name="custom_scale_layer")([inp, up])
+    y = keras.layers.Activation("relu", name="ac")(y)
+    model = keras.Model(inp, y, name="block_like")
+    set_weights(model)
+    model.save(os.path.join(OUT, "custom_scale.keras"))
+    x = input_values("centered", (1, 5, 5, 3))
+    y = model.predict(x, verbose=0)
+    return {"constructor": "CustomScaleLayer", "kwargs": {"input_shape": [5, 5, 3]}, "input": "centered",
+            "keras_file": "custom_scale.keras", "output_shape": list(y.shape), "output": sample(y)}
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     manifest = {"generator": "tools/keras_reference/applications_vectors.py", "keras": keras.__version__,
@@ -285,7 +307,7 @@ def main():
         json.dump({"manifest": manifest, "cases": preprocess_cases()}, f, indent=None, separators=(",", ":"))
         f.write("\n")
 
-    preds = [file_case()]
+    preds = [file_case(), custom_scale_case()]
     for ctor, kwargs, kind in PREDICT:
         model = build(ctor, kwargs)
         set_weights(model)
