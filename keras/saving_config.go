@@ -15,6 +15,9 @@ import (
 
 // serialize returns the content of config.json.
 func (m *Model) serialize() (map[string]any, error) {
+	if m.subclass != nil {
+		return m.subclassSerialize()
+	}
 	var inner map[string]any
 	var err error
 	if m.sequential {

@@ -43,10 +43,12 @@ type ModelCaller interface {
 // [SubclassInputShape]; Compile may name no loss when the call adds its
 // losses (ops.AddLoss). Its weights are saved at the paths of its fields
 // from the root of the file, as Keras saves a subclassed model's, so
-// SaveWeights/LoadWeights exchange files with Keras. LoadModel makes it
-// again from a .keras file only if its class is registered
-// ([RegisterSubclass]), as Keras needs the class; a seed generator's
-// state travels in checkpoints, not in .keras files (neither in Keras').
+// SaveWeights/LoadWeights exchange files with Keras. Save writes Keras'
+// config of a registered subclassed model (with the arguments of a type
+// that implements [SubclassConfigurer]); LoadModel makes it again only if
+// its class is registered ([RegisterSubclass]), as Keras needs the class.
+// A seed generator's state travels in checkpoints, not in .keras files
+// (neither in Keras').
 func Subclass(impl ModelCaller, opts ...SubclassOption) (*Model, error) {
 	if impl == nil || reflect.ValueOf(impl).Kind() == reflect.Pointer && reflect.ValueOf(impl).IsNil() {
 		return nil, errors.New("keras: Subclass: nil model")
@@ -91,6 +93,49 @@ func Subclass(impl ModelCaller, opts ...SubclassOption) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// SubclassConfigurer is a subclassed model type that gives the arguments
+// its constructor takes, as a Keras subclassed model's get_config: Save
+// writes them in the model's config beside "name" and "trainable", and
+// the function given to [RegisterSubclass] gets them back. Values must be
+// JSON's (numbers, strings, booleans, lists, maps).
+type SubclassConfigurer interface {
+	SubclassConfig() map[string]any
+}
+
+// subclassSerialize is a subclassed model's config as Keras writes a
+// registered subclassed model's: its class name (also its registered
+// name, so Keras' load_model finds a class passed as
+// custom_objects={"Name": cls}), a config of its name, trainable flag and
+// [SubclassConfigurer]'s arguments, its build and compile configs. Its
+// weights are at its fields' paths (saving_structure.go).
+func (m *Model) subclassSerialize() (map[string]any, error) {
+	inner := map[string]any{"name": m.name, "trainable": m.Trainable()}
+	impl := any(m.subclass)
+	if a, ok := m.subclass.(*subclassLayer); ok {
+		impl = a.impl
+	}
+	if c, ok := impl.(SubclassConfigurer); ok {
+		for k, v := range c.SubclassConfig() {
+			if k == "name" || k == "trainable" {
+				return nil, fmt.Errorf("model class %q: SubclassConfig sets %q, which the model's own config holds", m.className, k)
+			}
+			inner[k] = v
+		}
+	}
+	out := map[string]any{"module": nil, "class_name": m.className, "config": inner, "registered_name": m.className}
+	if m.Built() {
+		out["build_config"] = map[string]any{"input_shape": batchShape(m.inputs[0].Shape())}
+	}
+	if m.compiled {
+		cc, err := m.compileConfig()
+		if err != nil {
+			return nil, err
+		}
+		out["compile_config"] = cc
+	}
+	return out, nil
 }
 
 // MustSubclass is like [Subclass] but panics on error.

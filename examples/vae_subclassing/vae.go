@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/gokeras/gokeras/keras"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
@@ -113,17 +116,29 @@ type VariationalAutoEncoder struct {
 	*keras.Model
 	encoder *Encoder
 	decoder *Decoder
+	// The constructor's arguments, which SubclassConfig saves (the
+	// guide's self.original_dim).
+	originalDim, intermediateDim, latentDim int
 }
 
 // NewVariationalAutoEncoder makes the model.
 func NewVariationalAutoEncoder(originalDim, intermediateDim, latentDim int) (*VariationalAutoEncoder, error) {
-	v := &VariationalAutoEncoder{encoder: NewEncoder(latentDim, intermediateDim), decoder: NewDecoder(originalDim, intermediateDim)}
+	v := &VariationalAutoEncoder{encoder: NewEncoder(latentDim, intermediateDim), decoder: NewDecoder(originalDim, intermediateDim),
+		originalDim: originalDim, intermediateDim: intermediateDim, latentDim: latentDim}
 	m, err := keras.Subclass(v, keras.SubclassInputShape(originalDim))
 	if err != nil {
 		return nil, err
 	}
 	v.Model = m
 	return v, nil
+}
+
+// SubclassConfig implements keras.SubclassConfigurer: the constructor's
+// arguments, saved in the model's config as a Keras get_config would give
+// them, so that the registered constructor (init) and a Python class of
+// the same arguments make the model again from a .keras file.
+func (v *VariationalAutoEncoder) SubclassConfig() map[string]any {
+	return map[string]any{"original_dim": v.originalDim, "intermediate_dim": v.intermediateDim, "latent_dim": v.latentDim}
 }
 
 // Call is the guide's call, adding the KL divergence regularization loss:
@@ -150,12 +165,23 @@ const (
 )
 
 // init registers the model's class, so that keras.LoadModel makes a
-// VariationalAutoEncoder of a saved file again, as Keras loads a
-// subclassed model whose class it knows (the weights, at the paths of
-// its fields, are then loaded into it).
+// VariationalAutoEncoder of a saved file again from the arguments its
+// config holds (SubclassConfig), as Keras loads a subclassed model whose
+// class it knows; the weights, at the paths of its fields, are then
+// loaded into it.
 func init() {
-	keras.RegisterSubclass("VariationalAutoEncoder", func(map[string]any) (*keras.Model, error) {
-		v, err := NewVariationalAutoEncoder(originalDim, intermediateDim, latentDim)
+	keras.RegisterSubclass("VariationalAutoEncoder", func(cfg map[string]any) (*keras.Model, error) {
+		dims := map[string]int{"original_dim": originalDim, "intermediate_dim": intermediateDim, "latent_dim": latentDim}
+		for k := range dims {
+			if v, ok := cfg[k]; ok {
+				f, isNum := v.(float64)
+				if !isNum || f != math.Trunc(f) || f < 1 || f > 1<<20 {
+					return nil, fmt.Errorf("VariationalAutoEncoder: config %s = %v is not a positive size", k, v)
+				}
+				dims[k] = int(f)
+			}
+		}
+		v, err := NewVariationalAutoEncoder(dims["original_dim"], dims["intermediate_dim"], dims["latent_dim"])
 		if err != nil {
 			return nil, err
 		}
