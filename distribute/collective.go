@@ -39,7 +39,20 @@ type CommunicationOptions struct {
 	// BytesPerPack fuses the small gradients of one all-reduce into packs
 	// of at most this many bytes, one collective call per pack (0: 4 MiB).
 	// Gradients of 64 KiB or more are reduced in place, one call each.
+	// MultiWorkerMirroredStrategy also sizes the buckets of the
+	// optimizer's gradients by it: consecutive gradients of at most this
+	// many bytes, each all-reduced as soon as the backward pass has
+	// computed it (see NoOverlap); smaller buckets start earlier, larger
+	// ones cost fewer calls.
 	BytesPerPack int
+	// NoOverlap all-reduces the optimizer's gradients after the backward
+	// pass. By default (false) MultiWorkerMirroredStrategy sums them in
+	// buckets of BytesPerPack bytes as soon as the backward pass has
+	// produced each bucket, on a communication goroutine, while the rest
+	// of the backward pass runs (as PyTorch DDP). Both reduce the same
+	// buckets in the same order, so the sums are bitwise equal; NoOverlap
+	// is there to measure what overlap gains.
+	NoOverlap bool
 	// Timeout bounds every cross-worker collective (0: 5 minutes). When it
 	// passes, the strategy prints which ranks never arrived and aborts
 	// the whole job (MPI_Abort), so no worker hangs.

@@ -20,6 +20,7 @@ type mpiCollective struct {
 	rk, sz int
 
 	mu      sync.Mutex // one collective at a time from this process
+	stream  mpi.Stream // World, or Overlap for the overlapped gradients
 	seq     int64
 	scratch []float32
 	ring    []float32
@@ -37,6 +38,17 @@ func newMPICollective(opts CommunicationOptions) (*mpiCollective, error) {
 	return &mpiCollective{opts: opts, rk: mpi.Rank(), sz: mpi.Size(), abort: mpi.Abort, stderr: os.Stderr}, nil
 }
 
+// overlapStream returns a collective like c on the Overlap stream, for
+// the all-reduces a communication goroutine runs during the backward
+// pass; nil when MPI cannot run two streams at once (it lacks
+// MPI_THREAD_MULTIPLE).
+func (c *mpiCollective) overlapStream() *mpiCollective {
+	if mpi.ThreadLevel() != "MPI_THREAD_MULTIPLE" {
+		return nil
+	}
+	return &mpiCollective{opts: c.opts, rk: c.rk, sz: c.sz, stream: mpi.Overlap, abort: c.abort, stderr: c.stderr}
+}
+
 func (c *mpiCollective) rank() int { return c.rk }
 func (c *mpiCollective) size() int { return c.sz }
 
@@ -46,7 +58,7 @@ func (c *mpiCollective) guard(what string, fn func() error) error {
 	defer c.mu.Unlock()
 	c.seq++
 	seq := c.seq
-	notes, err := mpi.PostNotes(seq)
+	notes, err := mpi.PostNotesOn(c.stream, seq)
 	if err != nil {
 		return fmt.Errorf("distribute: %s: %w", what, err)
 	}
@@ -83,12 +95,16 @@ func (c *mpiCollective) allReduceSum(bufs [][]float32) error {
 	if len(bufs) == 0 {
 		return nil
 	}
-	return c.guard("all-reduce", func() error {
+	what := "all-reduce"
+	if c.stream == mpi.Overlap {
+		what = "overlapped gradient all-reduce"
+	}
+	return c.guard(what, func() error {
 		return packed(bufs, c.opts.BytesPerPack, &c.scratch, true, func(b []float32) error {
 			if c.opts.Implementation == RING {
 				return c.ringAllReduce(b)
 			}
-			return mpi.AllreduceSum(b)
+			return mpi.AllreduceSumOn(c.stream, b)
 		})
 	})
 }
@@ -113,7 +129,7 @@ func (c *mpiCollective) ringAllReduce(b []float32) error {
 		slo, shi := chunk(len(b), n, mod(c.rk-s))
 		rlo, rhi := chunk(len(b), n, mod(c.rk-s-1))
 		tmp := c.ring[:rhi-rlo]
-		if err := mpi.Sendrecv(b[slo:shi], right, tmp, left); err != nil {
+		if err := mpi.SendrecvOn(c.stream, b[slo:shi], right, tmp, left); err != nil {
 			return err
 		}
 		dst := b[rlo:rhi]
@@ -124,7 +140,7 @@ func (c *mpiCollective) ringAllReduce(b []float32) error {
 	for s := 0; s < n-1; s++ {
 		slo, shi := chunk(len(b), n, mod(c.rk+1-s))
 		rlo, rhi := chunk(len(b), n, mod(c.rk-s))
-		if err := mpi.Sendrecv(b[slo:shi], right, b[rlo:rhi], left); err != nil {
+		if err := mpi.SendrecvOn(c.stream, b[slo:shi], right, b[rlo:rhi], left); err != nil {
 			return err
 		}
 	}

@@ -46,8 +46,13 @@ type MultiWorkerMirroredStrategy struct {
 	opts     CommunicationOptions
 	reducer  *allReducer
 	replicas *workerReplicas
-	workers  int
-	nLocal   int
+	// overlap all-reduces the optimizer's gradients during the backward
+	// pass (allreduce_overlap.go; nil: after it, in the hook), across
+	// workers on ovColl, a stream apart from coll's.
+	overlap *overlapper
+	ovColl  collective
+	workers int
+	nLocal  int
 
 	// skipCrossWorker leaves the cross-worker all-reduce out (replicas
 	// still sum in process): for measuring what it costs a step only.
@@ -215,6 +220,14 @@ func NewMultiWorkerMirroredStrategy(opts ...MultiWorkerOption) (*MultiWorkerMirr
 	}
 	s.reducer = newAllReducer(s.nLocal)
 	s.replicas = &workerReplicas{s}
+	if mc, ok := coll.(*mpiCollective); ok {
+		if ov := mc.overlapStream(); ov != nil {
+			s.ovColl = ov
+		}
+	}
+	if s.NumReplicasInSync() > 1 && (s.workers == 1 || s.ovColl != nil) {
+		s.overlap = newOverlapper(s)
+	}
 	return s, nil
 }
 
@@ -265,6 +278,9 @@ func (s *MultiWorkerMirroredStrategy) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.overlap != nil {
+		s.overlap.close()
+	}
 	if err := s.coll.barrier(); err != nil {
 		return err
 	}

@@ -49,11 +49,13 @@ func (w *workerReplicas) RunReplicas(fn func(rc ops.ReplicaContext) error) error
 				if p := recover(); p != nil {
 					errs[r] = fmt.Errorf("distribute: replica %d panicked: %v", s.globalOffset()+r, p)
 					s.reducer.abort(errAborted)
+					s.abortOverlap()
 				}
 			}()
 			if err := fn(workerReplicaCtx{id: r, s: s}); err != nil {
 				errs[r] = err
 				s.reducer.abort(errAborted)
+				s.abortOverlap()
 			}
 		}(r)
 	}
@@ -66,6 +68,9 @@ func (w *workerReplicas) RunReplicas(fn func(rc ops.ReplicaContext) error) error
 	}
 	if first != nil {
 		s.reducer.reset()
+		if s.overlap != nil {
+			s.overlap.reset()
+		}
 		if s.workers > 1 {
 			fmt.Fprintf(os.Stderr, "distribute: MultiWorkerMirroredStrategy: rank %d: a step failed: %v; aborting the job (the other workers would wait for this one)\n", s.coll.rank(), first)
 			mpi.Abort(1)

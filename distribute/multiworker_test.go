@@ -235,6 +235,7 @@ func TestMultiWorkerMPI(t *testing.T) {
 	mpirun.Require(t)
 	bin := mpirun.BuildTest(t, t.TempDir())
 	t.Run("Equivalence", func(t *testing.T) { mpiEquivalence(t, bin) })
+	t.Run("Overlap", func(t *testing.T) { mpiOverlap(t, bin) })
 	t.Run("Collectives", func(t *testing.T) { mpiCollectives(t, bin) })
 	t.Run("Timeout", func(t *testing.T) { mpiTimeout(t, bin) })
 	t.Run("KillAndResume", func(t *testing.T) { mpiKillAndResume(t, bin) })

@@ -64,6 +64,11 @@ type Program struct {
 	// (program_lend.go); varAt: per buffer, its variable's index or -1.
 	lazy  []bool
 	varAt []int
+	// ready: per step, the hook inputs it computes, reported to the
+	// hooks' Ready as soon as it has run (program_ready.go); readyHooks:
+	// the hooks that have a Ready.
+	ready      [][]readyCall
+	readyHooks []int
 }
 
 // view makes buffer out share buffer in's storage.
@@ -253,6 +258,7 @@ func Compile(tr *ops.Trace, outputs []ops.Tensor) (*Program, error) {
 	if err := p.planBuffers(planned, root); err != nil {
 		return nil, err
 	}
+	p.planReady()
 	return p, nil
 }
 
@@ -461,6 +467,11 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 	}()
 	timing := opStatsOn.Load()
 	var t0 time.Time
+	if p.ready != nil {
+		if err := p.beginReady(rc); err != nil {
+			return nil, err
+		}
+	}
 	for i := range p.steps {
 		st := &p.steps[i]
 		cur = st
@@ -510,6 +521,11 @@ func (p *Program) Run(rc ops.ReplicaContext, inputs []ops.Value) (outs []ops.Val
 		if lent != nil {
 			p.giveBack(lent, replica)
 			clear(st.args)
+		}
+		if p.ready != nil && p.ready[i] != nil {
+			if err := p.signalReady(rc, i); err != nil {
+				return nil, err
+			}
 		}
 	}
 	cur = nil

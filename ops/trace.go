@@ -33,6 +33,15 @@ type Hook struct {
 	// matched: an optimizer all-reduces zeros and applies the same update.
 	// It must not use state of the replica that traced the hook.
 	Empty func(rc ReplicaContext) error
+	// Ready, if set, lets the hook start on its inputs while the graph is
+	// still being replayed (all-reducing gradients during the backward
+	// pass): the executor calls it with i = -1 before the replay's first
+	// step (hooks in order), then with each i as soon as the step that
+	// computes Inputs[i] has run, val being that value (valid until the
+	// replay ends). Inputs that no step computes (placeholders, variables,
+	// constants) are not reported, and an executor may report none: Run
+	// still gets every value and must finish what Ready began.
+	Ready func(rc ReplicaContext, i int, val Value) error
 }
 
 // Trace records one traced step: the graph and what it reads and updates.

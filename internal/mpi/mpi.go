@@ -11,6 +11,9 @@ package mpi
 static MPI_Comm gk_world = MPI_COMM_NULL; // collectives
 static MPI_Comm gk_notes = MPI_COMM_NULL; // arrival notes, apart from the collectives
 static MPI_Comm gk_local = MPI_COMM_NULL; // the processes of this machine
+static MPI_Comm gk_overlap = MPI_COMM_NULL; // all-reduces overlapped with the backward pass
+
+static MPI_Comm gk_comm(int stream) { return stream == 1 ? gk_overlap : gk_world; }
 
 static int gk_init(int *provided) {
 	int done = 0;
@@ -26,6 +29,8 @@ static int gk_init(int *provided) {
 	if (rc != MPI_SUCCESS) return rc;
 	rc = MPI_Comm_dup(MPI_COMM_WORLD, &gk_notes);
 	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Comm_dup(MPI_COMM_WORLD, &gk_overlap);
+	if (rc != MPI_SUCCESS) return rc;
 	int rank = 0;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	return MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &gk_local);
@@ -34,6 +39,7 @@ static int gk_init(int *provided) {
 static int gk_finalize(void) {
 	if (gk_local != MPI_COMM_NULL) MPI_Comm_free(&gk_local);
 	if (gk_notes != MPI_COMM_NULL) MPI_Comm_free(&gk_notes);
+	if (gk_overlap != MPI_COMM_NULL) MPI_Comm_free(&gk_overlap);
 	if (gk_world != MPI_COMM_NULL) MPI_Comm_free(&gk_world);
 	return MPI_Finalize();
 }
@@ -44,8 +50,8 @@ static int gk_size(void) { int s = 1; MPI_Comm_size(gk_world, &s); return s; }
 static int gk_local_rank(void) { int r = 0; MPI_Comm_rank(gk_local, &r); return r; }
 static int gk_local_size(void) { int s = 1; MPI_Comm_size(gk_local, &s); return s; }
 
-static int gk_allreduce_f32(float *buf, int n) {
-	return MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_FLOAT, MPI_SUM, gk_world);
+static int gk_allreduce_f32(float *buf, int n, int stream) {
+	return MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_FLOAT, MPI_SUM, gk_comm(stream));
 }
 static int gk_allreduce_f64(double *buf, int n) {
 	return MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_SUM, gk_world);
@@ -59,8 +65,8 @@ static int gk_allgather_f32(float *send, int n, float *recv) {
 static int gk_allgather_i64(int64_t *send, int n, int64_t *recv) {
 	return MPI_Allgather(send, n, MPI_INT64_T, recv, n, MPI_INT64_T, gk_world);
 }
-static int gk_sendrecv_f32(float *send, int ns, int dest, float *recv, int nr, int src) {
-	return MPI_Sendrecv(send, ns, MPI_FLOAT, dest, 7, recv, nr, MPI_FLOAT, src, 7, gk_world, MPI_STATUS_IGNORE);
+static int gk_sendrecv_f32(float *send, int ns, int dest, float *recv, int nr, int src, int stream) {
+	return MPI_Sendrecv(send, ns, MPI_FLOAT, dest, 7, recv, nr, MPI_FLOAT, src, 7, gk_comm(stream), MPI_STATUS_IGNORE);
 }
 static int gk_barrier(void) { return MPI_Barrier(gk_world); }
 static void gk_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
@@ -81,7 +87,7 @@ typedef struct {
 	MPI_Request *req; // n receives, then n sends (MPI_REQUEST_NULL for self)
 } gk_notes_t;
 
-static gk_notes_t *gk_post_notes(int64_t seq, int *rc) {
+static gk_notes_t *gk_post_notes(int64_t seq, int tag, int *rc) {
 	int n = gk_size(), me = gk_rank();
 	gk_notes_t *t = calloc(1, sizeof(gk_notes_t));
 	t->n = n;
@@ -92,9 +98,9 @@ static gk_notes_t *gk_post_notes(int64_t seq, int *rc) {
 	for (int i = 0; i < 2 * n; i++) t->req[i] = MPI_REQUEST_NULL;
 	for (int r = 0; r < n && *rc == MPI_SUCCESS; r++) {
 		if (r == me) continue;
-		*rc = MPI_Irecv(&t->in[r], 1, MPI_INT64_T, r, 11, gk_notes, &t->req[r]);
+		*rc = MPI_Irecv(&t->in[r], 1, MPI_INT64_T, r, tag, gk_notes, &t->req[r]);
 		if (*rc == MPI_SUCCESS)
-			*rc = MPI_Isend(&t->seq, 1, MPI_INT64_T, r, 11, gk_notes, &t->req[n + r]);
+			*rc = MPI_Isend(&t->seq, 1, MPI_INT64_T, r, tag, gk_notes, &t->req[n + r]);
 	}
 	return t;
 }
@@ -230,10 +236,27 @@ func count(what string, n int) (C.int, error) {
 	return C.int(n), nil
 }
 
+// Stream is a communicator of its own for one sequence of collectives:
+// collectives on different streams may run at the same time from
+// different goroutines (MPI_THREAD_MULTIPLE), each stream's in the same
+// order on every process.
+type Stream int
+
+// The streams: World carries every collective of the package-level
+// functions; Overlap the gradient all-reduces a communication goroutine
+// runs while the backward pass goes on.
+const (
+	World Stream = iota
+	Overlap
+)
+
 // AllreduceSum replaces buf on every process by the elementwise sum of
 // all processes' bufs (MPI_Allreduce, MPI_IN_PLACE, MPI_SUM). Every
 // process passes the same length.
-func AllreduceSum(buf []float32) error {
+func AllreduceSum(buf []float32) error { return AllreduceSumOn(World, buf) }
+
+// AllreduceSumOn is AllreduceSum on stream s.
+func AllreduceSumOn(s Stream, buf []float32) error {
 	if err := check(); err != nil || len(buf) == 0 {
 		return err
 	}
@@ -241,7 +264,7 @@ func AllreduceSum(buf []float32) error {
 	if err != nil {
 		return err
 	}
-	return mpiError("MPI_Allreduce", C.gk_allreduce_f32((*C.float)(unsafe.Pointer(&buf[0])), n))
+	return mpiError("MPI_Allreduce", C.gk_allreduce_f32((*C.float)(unsafe.Pointer(&buf[0])), n, C.int(s)))
 }
 
 // AllreduceSumFloat64 is AllreduceSum on float64 values.
@@ -309,6 +332,11 @@ func AllgatherInt64(send, recv []int64) error {
 // Sendrecv sends send to rank dest and receives recv from rank src in one
 // call (MPI_Sendrecv), the step of a ring.
 func Sendrecv(send []float32, dest int, recv []float32, src int) error {
+	return SendrecvOn(World, send, dest, recv, src)
+}
+
+// SendrecvOn is Sendrecv on stream s.
+func SendrecvOn(s Stream, send []float32, dest int, recv []float32, src int) error {
 	if err := check(); err != nil {
 		return err
 	}
@@ -331,7 +359,7 @@ func Sendrecv(send []float32, dest int, recv []float32, src int) error {
 	if len(recv) > 0 {
 		rp = (*C.float)(unsafe.Pointer(&recv[0]))
 	}
-	return mpiError("MPI_Sendrecv", C.gk_sendrecv_f32(sp, ns, C.int(dest), rp, nr, C.int(src)))
+	return mpiError("MPI_Sendrecv", C.gk_sendrecv_f32(sp, ns, C.int(dest), rp, nr, C.int(src), C.int(s)))
 }
 
 // Barrier returns once every process has called it.
@@ -367,12 +395,16 @@ type Notes struct {
 // process and posts the receives of theirs (non-blocking, on a
 // communicator of their own). Every process must call [Notes.Wait] once
 // the collective is done.
-func PostNotes(seq int64) (*Notes, error) {
+func PostNotes(seq int64) (*Notes, error) { return PostNotesOn(World, seq) }
+
+// PostNotesOn posts the notes of collective seq of stream s (each stream
+// numbers its collectives; their notes travel apart).
+func PostNotesOn(s Stream, seq int64) (*Notes, error) {
 	if err := check(); err != nil {
 		return nil, err
 	}
 	var rc C.int
-	t := C.gk_post_notes(C.int64_t(seq), &rc)
+	t := C.gk_post_notes(C.int64_t(seq), C.int(11+s), &rc)
 	n := &Notes{t: t, size: Size(), rank: Rank()}
 	if rc != C.MPI_SUCCESS {
 		_ = n.Wait()

@@ -29,6 +29,24 @@ func ThreadLevel() string { return "" }
 // AllreduceSum returns ErrNotBuilt.
 func AllreduceSum([]float32) error { return ErrNotBuilt }
 
+// Stream is a communicator of its own (see the mpi build).
+type Stream int
+
+// The streams.
+const (
+	World Stream = iota
+	Overlap
+)
+
+// AllreduceSumOn returns ErrNotBuilt.
+func AllreduceSumOn(Stream, []float32) error { return ErrNotBuilt }
+
+// SendrecvOn returns ErrNotBuilt.
+func SendrecvOn(Stream, []float32, int, []float32, int) error { return ErrNotBuilt }
+
+// PostNotesOn returns ErrNotBuilt.
+func PostNotesOn(Stream, int64) (*Notes, error) { return nil, ErrNotBuilt }
+
 // AllreduceSumFloat64 returns ErrNotBuilt.
 func AllreduceSumFloat64([]float64) error { return ErrNotBuilt }
 

@@ -343,9 +343,11 @@ func (b *base) ApplyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
 	// Scratch belongs to this hook, hence to this trace's replica: the
 	// all-reduce works in place without touching the program's buffers.
 	scratch := gradientSlab(keptVars)
+	ov := &overlapState{name: b.cfg.name, scratch: scratch}
 	tr.AddHook(ops.Hook{
 		Name:   b.cfg.name + "/apply_gradients",
 		Inputs: keptGrads,
+		Ready:  ov.ready,
 		Run: func(rc ops.ReplicaContext, vals []ops.Value) error {
 			if rc == nil {
 				rc = single{}
@@ -355,6 +357,14 @@ func (b *base) ApplyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
 					return fmt.Errorf("optimizers: %s: gradient for %q has %d values, want %d",
 						b.cfg.name, keptVars[i].Name(), len(val.Data), len(scratch[i]))
 				}
+			}
+			if done, err := ov.finish(rc, vals); done {
+				if err != nil {
+					return fmt.Errorf("optimizers: %s: all-reduce: %w", b.cfg.name, err)
+				}
+				return b.update(rc.ReplicaID(), scratch, keptVars, slots)
+			}
+			for i, val := range vals {
 				copy(scratch[i], val.Data)
 			}
 			if ps, ok := rc.(ops.ParameterServerContext); ok {
@@ -373,6 +383,12 @@ func (b *base) ApplyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
 				return nil
 			}
 			zeros := gradientSlab(keptVars)
+			if done, err := overlapZeros(rc, zeros); done {
+				if err != nil {
+					return fmt.Errorf("optimizers: %s: all-reduce: %w", b.cfg.name, err)
+				}
+				return b.update(rc.ReplicaID(), zeros, keptVars, slots)
+			}
 			if err := rc.AllReduceSum(zeros); err != nil {
 				return fmt.Errorf("optimizers: %s: all-reduce: %w", b.cfg.name, err)
 			}
