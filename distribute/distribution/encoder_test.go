@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gokeras/gokeras/distribute"
 	"github.com/gokeras/gokeras/distribute/distribution"
 	"github.com/gokeras/gokeras/engine"
 	"github.com/gokeras/gokeras/keras"
@@ -230,6 +231,49 @@ func BenchmarkEncoderMemory(b *testing.B) {
 				b.ReportMetric(float64(peak)/float64(oneBytes), "x-in-step")
 				b.Logf("%s: %d weights (embedding %.0f%%): one device holds %d B of weights and Adam state; on a 1x4 model axis a device holds %d B between steps (%.3fx) and at most %d B during a step (%.3fx, with the weights one kernel reads gathered)",
 					c.name, weights/4, 100*float64(emb)/float64(weights), oneBytes, between, float64(between)/float64(oneBytes), peak, float64(peak)/float64(oneBytes))
+			}
+		})
+	}
+}
+
+// BenchmarkEncoderStep times a train step of the one-block encoder
+// (batch 32) on one device, under MirroredStrategy on four logical CPUs
+// and under ModelParallel on a 1x4 model axis of them: the last against
+// the second is the cost of keeping the weights in shards (every kernel
+// that reads a split weight gathers it first; the reduce-scatter replaces
+// the all-reduce). The machine's cores, not the mesh, bound the speed.
+//
+//	go test ./distribute/distribution -run '^$' -bench EncoderStep -benchtime 20x
+func BenchmarkEncoderStep(b *testing.B) {
+	x, y := sequences(benchEncoder, 32, 6)
+	for _, c := range []string{"one-device", "mirrored-4", "model-parallel-1x4"} {
+		b.Run(c, func(b *testing.B) {
+			var s engine.Strategy
+			switch c {
+			case "mirrored-4":
+				mesh(b, 1, 4) // four logical CPUs
+				ms, err := distribute.NewMirroredStrategy("/cpu:0", "/cpu:1", "/cpu:2", "/cpu:3")
+				if err != nil {
+					b.Fatal(err)
+				}
+				s = ms
+			case "model-parallel-1x4":
+				mp, err := distribution.NewModelParallel(encoderLayouts(b, mesh(b, 1, 4)), "batch")
+				if err != nil {
+					b.Fatal(err)
+				}
+				s = mp
+			}
+			m := compiledEncoder(b, s, benchEncoder)
+			fit := func() {
+				if _, err := m.Fit(x, y, keras.FitConfig{Epochs: 1, BatchSize: 32, Verbose: keras.VerboseSilent}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			fit() // trace
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				fit()
 			}
 		})
 	}
