@@ -82,6 +82,13 @@ func TestEveryBuiltinLayerRoundTrips(t *testing.T) {
 		{layers.NewMultiHeadAttention(2, 3, layers.WithValueDim(4)), []*layers.KerasTensor{layers.Input([]int{5, 3}), layers.Input([]int{4, 3})}},
 		{layers.NewAttention(layers.WithUseScale(true), layers.WithScoreMode("concat")), []*layers.KerasTensor{layers.Input([]int{5, 3}), layers.Input([]int{4, 3})}},
 		{layers.NewAdditiveAttention(layers.WithUseScale(false)), []*layers.KerasTensor{layers.Input([]int{5, 3}), layers.Input([]int{4, 3})}},
+		{layers.NewGroupQueryAttention(2, 4, 2, layers.WithUseGate(true), layers.WithSlidingWindow(2), layers.WithAttentionDropout(0.1)),
+			[]*layers.KerasTensor{layers.Input([]int{5, 3}), layers.Input([]int{4, 3})}},
+		// ConvLSTM (registry_conv_lstm.go) on (timesteps, ..., channels) sequences.
+		{layers.NewConvLSTM2D(2, 3, layers.WithPadding("same"), layers.WithReturnSequences(true), layers.WithUnitForgetBias(false)),
+			[]*layers.KerasTensor{layers.Input([]int{3, 6, 5, 2})}},
+		{layers.NewConvLSTM1D(2, 2, layers.WithStrides(2), layers.WithGoBackwards(true), layers.WithRecurrentActivation("hard_sigmoid")),
+			[]*layers.KerasTensor{layers.Input([]int{3, 6, 2})}},
 		// Preprocessing classes (registry_preprocessing.go).
 		{layers.NewNormalization(layers.NormalizationSettings{Mean: []float64{1, 2}, Variance: []float64{4, 9}}), []*layers.KerasTensor{img()}},
 		{layers.NewNormalization(layers.NormalizationSettings{}), []*layers.KerasTensor{img()}},
