@@ -143,10 +143,7 @@ func joinPath(dir, name string) string {
 func (m *Model) structureAt(path string, out *[]structEntry, seen map[any]bool) error {
 	seen[m] = true
 	if m.subclass != nil {
-		// A subclassed model's attributes are its call's tracked fields,
-		// saved at the model's path (Keras: "encoder/dense_proj/vars/0"),
-		// not below the layer list of the Sequential that runs it.
-		return layerStructure(path, m.subclass, out, seen)
+		return m.subclassStructure(path, out, seen)
 	}
 	*out = append(*out, structEntry{path: path, name: m.name})
 	return layerContainer(joinPath(path, "layers"), m.savedLayers(), out, seen)
@@ -193,31 +190,78 @@ func layerStructure(path string, l layers.Layer, out *[]structEntry, seen map[an
 		return fmt.Errorf("layer %q: SavedChildren gives %d names for %d children", l.Name(), len(attrs), len(children))
 	}
 	for i, c := range children {
-		p := joinPath(path, attrs[i])
-		switch c := c.(type) {
-		case layers.Layer:
-			if err := layerStructure(p, c, out, seen); err != nil {
+		if err := childStructure(path, l, attrs[i], c, out, seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// childStructure walks the child c that layer l saves at attribute attr.
+func childStructure(path string, l layers.Layer, attr string, c any, out *[]structEntry, seen map[any]bool) error {
+	p := joinPath(path, attr)
+	switch c := c.(type) {
+	case layers.Layer:
+		return layerStructure(p, c, out, seen)
+	case varsChild:
+		ce := structEntry{path: p, name: strings.TrimSuffix(strings.TrimPrefix(attr, "_"), "_dense")}
+		for _, v := range c {
+			ce.vars = append(ce.vars, structVar{v: v, shape: v.Shape()})
+		}
+		*out = append(*out, ce)
+	case layers.Cell:
+		if seen[c] {
+			return nil
+		}
+		seen[c] = true
+		ce := structEntry{path: p, name: c.Name()}
+		for _, v := range c.Weights() {
+			ce.vars = append(ce.vars, structVar{v: v, shape: v.Shape()})
+		}
+		*out = append(*out, ce)
+	default:
+		return fmt.Errorf("layer %q: child %q is a %T, neither a layer nor a cell", l.Name(), attr, c)
+	}
+	return nil
+}
+
+// subclassStructure walks a subclassed model as Keras saves one: its
+// attributes (its call's tracked fields) at the model's path
+// ("encoder/dense_proj/vars/0"), not below the layer list of the
+// Sequential that runs the call. Keras walks the attributes in sorted
+// order, and a Model's "layers" property is one of them: the sublayers no
+// attribute sorted before "layers" reached are saved there, by class name
+// in the model's layer order ("layers/dense_1" for a field "out"), and an
+// attribute after it finds its layer saved already.
+func (m *Model) subclassStructure(path string, out *[]structEntry, seen map[any]bool) error {
+	l := m.subclass
+	seen[l] = true
+	own, attrs, children := savedChildren(l)
+	e := structEntry{path: path, name: m.name}
+	for _, v := range own {
+		e.vars = append(e.vars, structVar{v: v, shape: v.Shape()})
+	}
+	*out = append(*out, e)
+	if len(attrs) != len(children) {
+		return fmt.Errorf("model %q: %d names for %d children", m.name, len(attrs), len(children))
+	}
+	listed := false
+	list := func() error {
+		listed = true
+		return layerContainer(joinPath(path, "layers"), layers.Sublayers(l), out, seen)
+	}
+	for i, c := range children {
+		if !listed && attrs[i] > "layers" {
+			if err := list(); err != nil {
 				return err
 			}
-		case varsChild:
-			ce := structEntry{path: p, name: strings.TrimSuffix(strings.TrimPrefix(attrs[i], "_"), "_dense")}
-			for _, v := range c {
-				ce.vars = append(ce.vars, structVar{v: v, shape: v.Shape()})
-			}
-			*out = append(*out, ce)
-		case layers.Cell:
-			if seen[c] {
-				continue
-			}
-			seen[c] = true
-			ce := structEntry{path: p, name: c.Name()}
-			for _, v := range c.Weights() {
-				ce.vars = append(ce.vars, structVar{v: v, shape: v.Shape()})
-			}
-			*out = append(*out, ce)
-		default:
-			return fmt.Errorf("layer %q: child %q is a %T, neither a layer nor a cell", l.Name(), attrs[i], c)
 		}
+		if err := childStructure(path, l, attrs[i], c, out, seen); err != nil {
+			return err
+		}
+	}
+	if !listed {
+		return list()
 	}
 	return nil
 }

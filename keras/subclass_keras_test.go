@@ -232,6 +232,17 @@ func TestSubclassConfigSaved(t *testing.T) {
 	if bc, _ := cfg["build_config"].(map[string]any); fmt.Sprint(bc["input_shape"]) != "[<nil> 3]" {
 		t.Errorf("build_config %v", cfg["build_config"])
 	}
+	// Keras walks a subclassed model's attributes in sorted order, its
+	// "layers" property among them: "out", after it, is saved there by
+	// class name (Keras 3.15.1 writes these paths for the same model:
+	// interop_check.py's case "subclass").
+	wpath := t.TempDir() + "/s.weights.h5"
+	if err := s.SaveWeights(wpath); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := datasetPaths(t, wpath), []string{"hidden/vars/0", "hidden/vars/1", "layers/dense_1/vars/0", "layers/dense_1/vars/1"}; !slices.Equal(got, want) {
+		t.Errorf("weights file paths %v, Keras' %v", got, want)
+	}
 	back, err := keras.LoadModel(path)
 	if err != nil {
 		t.Fatal(err)

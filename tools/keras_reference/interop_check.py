@@ -19,6 +19,8 @@ For every <name>.json the Go test wrote beside <name>.keras and
    predicts the same outputs again;
 5. loads <name>_legacy.h5 (the legacy Keras 2 format gokeras writes for
    a .h5 name), where the case lists one, and predicts the same outputs;
+   (the case "subclass" is a subclassed model, class InteropNet below,
+   which has no legacy file)
 6. where the case has one (Continue), trains the loaded model one more
    step on gokeras' batch and predicts gokeras' outputs after that step:
    the optimizer's state (step count, learning rate, slots) means to
@@ -55,6 +57,29 @@ import numpy as np  # noqa: E402
 import keras  # noqa: E402
 
 RTOL = 1e-5
+
+
+class InteropNet(keras.Model):
+    """The subclassed model of gokeras' interop case "subclass"
+    (keras/saving_interop_test.go interopNet): its layers in attributes of
+    the Go type's field names, its constructor's argument in its config."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.hidden = keras.layers.Dense(units, activation="relu")
+        self.out = keras.layers.Dense(2)
+
+    def call(self, x):
+        return self.out(self.hidden(x))
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable, "units": self.units}
+
+
+# gokeras writes a subclassed model's registered name as its Go type's
+# name; load_model finds the class under it.
+keras.saving.get_custom_objects()["interopNet"] = InteropNet
 
 
 def tree(h5):
