@@ -48,6 +48,8 @@ type config struct {
 	customLoop                  bool
 	ring                        bool
 	learningRate                float64
+	noOverlap, profile          bool
+	bytesPerPack                int
 }
 
 func main() {
@@ -66,6 +68,9 @@ func main() {
 	flag.BoolVar(&c.customLoop, "custom-loop", false, "train with the tutorial's custom training loop instead of Fit")
 	flag.Float64Var(&c.learningRate, "learning-rate", 0.001, "SGD learning rate (the tutorial's 0.001)")
 	flag.BoolVar(&c.ring, "ring", false, "all-reduce with our ring (RING) instead of MPI_Allreduce (AUTO)")
+	flag.BoolVar(&c.noOverlap, "no-overlap", false, "all-reduce the gradients after the backward pass instead of overlapping it (CommunicationOptions.NoOverlap)")
+	flag.IntVar(&c.bytesPerPack, "bytes-per-pack", 0, "gradient bucket size in bytes (CommunicationOptions.BytesPerPack; 0: 4 MiB)")
+	flag.BoolVar(&c.profile, "profile", false, "print where a training step's time goes: the gradient all-reduce's time and the part of it the backward pass did not hide")
 	flag.Parse()
 	err := validate(c)
 	if err == nil {
@@ -95,6 +100,8 @@ func validate(c config) error {
 		return fmt.Errorf("-global-batch %d is negative", c.globalBatch)
 	case c.replicas < 1 || c.replicas > 1024:
 		return fmt.Errorf("-replicas %d: want 1 to 1024", c.replicas)
+	case c.bytesPerPack < 0:
+		return fmt.Errorf("-bytes-per-pack %d is negative", c.bytesPerPack)
 	case !(c.learningRate > 0) || c.learningRate > 1e3:
 		return fmt.Errorf("-learning-rate %v: want a positive number", c.learningRate)
 	}
@@ -134,7 +141,7 @@ func run(c config) error {
 	if err := distribute.SetLogicalCPUs(c.replicas); err != nil {
 		return err
 	}
-	opts := distribute.CommunicationOptions{}
+	opts := distribute.CommunicationOptions{NoOverlap: c.noOverlap, BytesPerPack: c.bytesPerPack}
 	if c.ring {
 		opts.Implementation = distribute.RING
 	}
@@ -171,6 +178,7 @@ func run(c config) error {
 		return err
 	}
 	var model *keras.Model
+	strategy.TakeCommunicationStats() // count from the first step
 	start := time.Now()
 	if c.customLoop {
 		model, err = customLoop(c, strategy, multiWorkerDataset, globalBatchSize, say)
@@ -188,6 +196,13 @@ func run(c config) error {
 		n = c.epochs * xTrain.Shape()[0]
 	}
 	say("trained on %d examples in %.1f s: %.0f samples/s over all workers\n", n, took.Seconds(), float64(n)/took.Seconds())
+	if c.profile {
+		steps := c.epochs * c.steps
+		if c.steps == 0 {
+			steps = c.epochs * ((xTrain.Shape()[0] + globalBatchSize - 1) / globalBatchSize)
+		}
+		say("%s\n", profileLine(strategy.TakeCommunicationStats(), took, steps))
+	}
 	// Every worker holds the same weights; the chief reports.
 	acc, err := testAccuracy(model, xTest, yTest)
 	if err != nil {
