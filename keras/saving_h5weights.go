@@ -291,7 +291,13 @@ func h5Assigner(m *Model, path string, v structVar, d *hdf5.Dataset) (func() err
 		}
 		return func() error { return v.v.AssignFrom(d.ReadFloat32s) }, nil
 	}
-	vals, err := h5Float32s(d.Value)
+	var vals []float32
+	var err error
+	if v.kind == kindVariable {
+		vals, err = m.weightFloats(v.v, d.Value) // saving_int_weights.go
+	} else {
+		vals, err = h5Float32s(d.Value)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

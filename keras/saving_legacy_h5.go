@@ -135,7 +135,7 @@ func (m *Model) legacyH5Restore(root *hdf5.Group) (func() error, error) {
 				deferred = append(deferred, func() error { return v.AssignFrom(d.ReadFloat32s) })
 				continue
 			}
-			x, err := h5Float32s(d.Value)
+			x, err := m.weightFloats(v, d.Value) // saving_int_weights.go
 			if err != nil {
 				return nil, fmt.Errorf("%s/%s: %w", f.name, wn, err)
 			}
