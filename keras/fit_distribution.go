@@ -33,7 +33,10 @@ func (m *Model) applyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
 // its devices (distribute/distribution's ModelParallel), whose weights
 // have no whole copy for an optimizer to update in place.
 func (m *Model) ApplyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
-	if m == nil || m.optimizer == nil {
+	if err := m.usable("ApplyGradients"); err != nil {
+		return err
+	}
+	if m.optimizer == nil {
 		return fmt.Errorf("keras: ApplyGradients: the model has no optimizer (compile it first)")
 	}
 	return m.applyGradients(grads, vars)
