@@ -405,7 +405,8 @@ func (f *fineTuner) Call(in []ops.Tensor, training bool) ops.Tensor {
 
 // A model in a subclassed model's field is a part, as Keras tracks it:
 // its weights are the model's (8, 6 trainable: the BatchNormalization's
-// moving statistics are not), freezing it leaves the head's 2, and the
+// moving statistics are not), called with training false it keeps its
+// moving statistics in Fit, freezing it leaves the head's 2, and the
 // weights file holds it at Keras' paths (Keras 3.15.1 writes
 // base/layers/dense/vars/0 ... head/vars/1 for the same model). The
 // subclassed model's own embedded *Model is not a part of itself.
@@ -435,5 +436,24 @@ func TestSubclassTracksNestedModel(t *testing.T) {
 	}
 	if got := datasetPaths(t, path); !slices.Equal(got, want) {
 		t.Errorf("weights file paths %v, Keras' %v", got, want)
+	}
+	base.SetTrainable(true)
+	// Called with training false, the base stays in inference mode while
+	// the model trains unfrozen: its BatchNormalization's moving
+	// statistics keep their values, its other weights train.
+	if err := f.Compile(keras.CompileConfig{Optimizer: optimizers.NewSGD(optimizers.LearningRate(0.1)), Loss: "mse"}); err != nil {
+		t.Fatal(err)
+	}
+	before := f.GetWeights()
+	x := digits(16, 3)
+	y := tensor.New(tensor.WithShape(16, 1), tensor.WithBacking(make([]float32, 16)))
+	if _, err := f.Fit(x, y, keras.FitConfig{BatchSize: 8, Verbose: keras.VerboseSilent}); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range f.Weights() {
+		moving := strings.Contains(w.Name(), "moving")
+		if same := slices.Equal(w.Numpy(), before[i].Data().([]float32)); same != moving {
+			t.Errorf("%s changed %v in Fit; want only the moving statistics kept", w.Name(), !same)
+		}
 	}
 }
