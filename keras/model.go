@@ -461,7 +461,13 @@ func (m *Model) Call(inputs []ops.Tensor, training bool) []ops.Tensor {
 		}
 		mode := training
 		if n.Training != nil {
-			mode = *n.Training
+			// A call fixed to inference stays there (fine-tuning's
+			// base_model(x, training=False)); a call fixed to training
+			// does not make Predict or Evaluate random: Keras 3's
+			// functional call passes its own training=False over a
+			// node's saved training=True (an augmentation layer called
+			// on a model's input saves that kwarg).
+			mode = training && *n.Training
 		}
 		vals[n.Output] = callLayer(n.Layer, args, mode)
 	}

@@ -169,3 +169,62 @@ func TestApplyTrainingSaved(t *testing.T) {
 		t.Fatal("no output")
 	}
 }
+
+// A call made with training true (as Keras 3 saves an augmentation layer
+// called on a functional model's input) does not make Predict random:
+// Keras 3.15.1's predict of Dropout(0.5)(inp, training=True) on ones
+// returns the ones (its functional call passes training=False over the
+// node's kwarg); in training mode the call drops.
+func TestApplyTrainingTrueIsInferenceInPredict(t *testing.T) {
+	in := layers.Input([]int{64})
+	out := layers.ApplyTraining(layers.NewDropout(0.5, layers.WithSeed(3)), true, in)
+	m, err := keras.NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ones := make([]float32, 2*64)
+	for i := range ones {
+		ones[i] = 1
+	}
+	x := tensor.New(tensor.WithShape(2, 64), tensor.WithBacking(ones))
+	for _, run := range []struct {
+		name string
+		f    func() (*tensor.Dense, error)
+	}{
+		{"saved model", func() (*tensor.Dense, error) { return m.Predict(x, keras.PredictConfig{Verbose: 0}) }},
+		{"loaded model", func() (*tensor.Dense, error) {
+			path := t.TempDir() + "/m.keras"
+			if err := m.Save(path); err != nil {
+				return nil, err
+			}
+			back, err := keras.LoadModel(path)
+			if err != nil {
+				return nil, err
+			}
+			return back.Predict(x, keras.PredictConfig{Verbose: 0})
+		}},
+	} {
+		y, err := run.f()
+		if err != nil {
+			t.Fatalf("%s: %v", run.name, err)
+		}
+		for i, v := range y.Data().([]float32) {
+			if v != 1 {
+				t.Fatalf("%s: Predict output %d = %v, want 1 (inference)", run.name, i, v)
+			}
+		}
+	}
+	v, err := m.CallEager(x, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := 0
+	for _, e := range v.Float32s() {
+		if e == 0 {
+			dropped++
+		}
+	}
+	if dropped == 0 || dropped == 128 {
+		t.Errorf("in training mode the call dropped %d of 128, want some", dropped)
+	}
+}

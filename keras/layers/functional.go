@@ -26,10 +26,14 @@ type CallNode struct {
 	Index   int // which call of Layer this is (0 for the first)
 	IsInput bool
 	// Training, when set, is the training argument this call was made
-	// with (Keras' `base_model(x, training=False)`): it wins over the
+	// with (Keras' `base_model(x, training=False)`). False wins over the
 	// mode the enclosing model runs in, so a base model called with
 	// training false stays in inference mode while the model trains,
-	// even after it is unfrozen.
+	// even after it is unfrozen (tf.keras' and Keras' guide's meaning;
+	// Keras 3.15 itself lets fit's training=True through). True holds
+	// only while the model trains: Predict and Evaluate run the call in
+	// inference, as Keras 3's predict does with a node saved with
+	// training=True.
 	Training *bool
 }
 
