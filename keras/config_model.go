@@ -12,10 +12,15 @@ import (
 // layers with their inbound nodes and its input and output layers, in
 // the JSON form of a .keras archive's config.json "config" (nested
 // models nest their own). [ModelFromConfig] makes a new model from it,
-// with fresh weights, as Keras' from_config.
+// with fresh weights, as Keras' from_config. A subclassed model's config
+// is its name, trainable flag and [SubclassConfigurer]'s arguments, what
+// the function given to [RegisterSubclass] takes.
 func (m *Model) GetConfig() (map[string]any, error) {
 	if err := m.usable("GetConfig"); err != nil {
 		return nil, err
+	}
+	if m.subclass != nil {
+		return m.subclassConfig()
 	}
 	if m.sequential {
 		return m.sequentialConfig()

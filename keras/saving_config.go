@@ -323,6 +323,15 @@ func layerFromEntry(class string, cfg map[string]any, budget *weightBudget) (lay
 		}
 		return m.AsLayer(), nil
 	}
+	if newModel := registeredSubclass(class); newModel != nil {
+		// A registered subclassed model used as a layer: made by its
+		// constructor, built by the call its node makes.
+		m, err := subclassFromConfig(class, newModel, map[string]any{"class_name": class, "config": cfg})
+		if err != nil {
+			return nil, fmt.Errorf("layer %s %v from config: %w", class, cfg["name"], err)
+		}
+		return m.AsLayer(), nil
+	}
 	l, err := LayerFromConfig(class, cfg)
 	if err != nil {
 		return nil, err

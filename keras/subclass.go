@@ -111,18 +111,9 @@ type SubclassConfigurer interface {
 // [SubclassConfigurer]'s arguments, its build and compile configs. Its
 // weights are at its fields' paths (saving_structure.go).
 func (m *Model) subclassSerialize() (map[string]any, error) {
-	inner := map[string]any{"name": m.name, "trainable": m.Trainable()}
-	impl := any(m.subclass)
-	if a, ok := m.subclass.(*subclassLayer); ok {
-		impl = a.impl
-	}
-	if c, ok := impl.(SubclassConfigurer); ok {
-		for k, v := range c.SubclassConfig() {
-			if k == "name" || k == "trainable" {
-				return nil, fmt.Errorf("model class %q: SubclassConfig sets %q, which the model's own config holds", m.className, k)
-			}
-			inner[k] = v
-		}
+	inner, err := m.subclassConfig()
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]any{"module": nil, "class_name": m.className, "config": inner, "registered_name": m.className}
 	if m.Built() {
@@ -136,6 +127,25 @@ func (m *Model) subclassSerialize() (map[string]any, error) {
 		out["compile_config"] = cc
 	}
 	return out, nil
+}
+
+// subclassConfig is a subclassed model's get_config: its name, trainable
+// flag and [SubclassConfigurer]'s arguments.
+func (m *Model) subclassConfig() (map[string]any, error) {
+	inner := map[string]any{"name": m.name, "trainable": m.Trainable()}
+	impl := any(m.subclass)
+	if a, ok := m.subclass.(*subclassLayer); ok {
+		impl = a.impl
+	}
+	if c, ok := impl.(SubclassConfigurer); ok {
+		for k, v := range c.SubclassConfig() {
+			if k == "name" || k == "trainable" {
+				return nil, fmt.Errorf("model class %q: SubclassConfig sets %q, which the model's own config holds", m.className, k)
+			}
+			inner[k] = v
+		}
+	}
+	return inner, nil
 }
 
 // MustSubclass is like [Subclass] but panics on error.

@@ -272,3 +272,47 @@ func TestSubclassConfigRefusesOwnKeys(t *testing.T) {
 		t.Errorf("Save with SubclassConfig setting name: %v", err)
 	}
 }
+
+// A registered subclassed model used as a layer of a functional model
+// saves its own config (its SubclassConfig arguments) and loads back as
+// Keras loads a registered subclassed layer: made by its constructor,
+// built by its node, its weights loaded.
+func TestNestedSubclassSaveLoad(t *testing.T) {
+	keras.RegisterSubclass("sizedNet", func(cfg map[string]any) (*keras.Model, error) {
+		u, _ := cfg["units"].(float64)
+		s := newSizedNet(int(u))
+		m, err := keras.Subclass(s)
+		s.Model = m
+		return m, err
+	})
+	s := newSizedNet(5)
+	m, err := keras.Subclass(s, keras.SubclassInputShape(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Model = m
+	if cfg, err := m.GetConfig(); err != nil || cfg["units"] != 5 || cfg["name"] != m.Name() {
+		t.Errorf("GetConfig of a subclassed model: %v, %v", cfg, err)
+	}
+	in := layers.Input([]int{3})
+	outer, err := keras.NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{layers.Apply(layers.NewDense(2), m.Apply(in))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/outer.keras"
+	if err := outer.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := keras.LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.CountParams() != outer.CountParams() || back.CountParams() != 26+4 {
+		t.Fatalf("loaded %d params, saved %d (want 30)", back.CountParams(), outer.CountParams())
+	}
+	for i, w := range back.Weights() {
+		if !slices.Equal(w.Numpy(), outer.Weights()[i].Numpy()) {
+			t.Errorf("%s differs after load", w.Name())
+		}
+	}
+}
