@@ -221,3 +221,52 @@ func TestCheckpointManagerKeepAll(t *testing.T) {
 		t.Errorf("LatestCheckpoint(dir) = %q, want %q", got, want[3])
 	}
 }
+
+// The tutorial's restore into a new, unbuilt model, for a subclassed
+// model: the checkpoint (weights at its fields' paths, the optimizer's
+// state, the sampling layer's seed state) waits for the model to build,
+// then the new model predicts exactly as the saved one, noise included.
+func TestCheckpointRestoreSubclassBeforeBuild(t *testing.T) {
+	x := digits(32, 8)
+	v := newVAE(t, 8, 6, 2)
+	opt := optimizers.NewAdam()
+	if err := v.Compile(keras.CompileConfig{Optimizer: opt, Loss: "mse"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Fit(x, x, keras.FitConfig{BatchSize: 8, Verbose: keras.VerboseSilent}); err != nil {
+		t.Fatal(err)
+	}
+	path, err := keras.NewCheckpoint(v.Model, opt).Save(filepath.Join(t.TempDir(), "ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newVAE(t, 8, 6, 2)
+	opt2 := optimizers.NewAdam()
+	if err := w.Compile(keras.CompileConfig{Optimizer: opt2, Loss: "mse"}); err != nil {
+		t.Fatal(err)
+	}
+	ck := keras.NewCheckpoint(w.Model, opt2)
+	if err := ck.Restore(path); err != nil {
+		t.Fatal(err)
+	}
+	if !ck.Pending() {
+		t.Fatal("restore into an unbuilt subclassed model is not pending")
+	}
+	want, err := v.Predict(x, keras.PredictConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.Predict(x, keras.PredictConfig{Verbose: keras.VerboseSilent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Pending() {
+		t.Error("still pending after the model was built")
+	}
+	if !slices.Equal(got.Data().([]float32), want.Data().([]float32)) {
+		t.Error("the restored subclassed model predicts differently from the saved one")
+	}
+	if opt2.Iterations() != opt.Iterations() {
+		t.Errorf("iterations %d, want %d", opt2.Iterations(), opt.Iterations())
+	}
+}
