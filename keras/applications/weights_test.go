@@ -268,3 +268,40 @@ func TestCustomScaleLayerKerasFile(t *testing.T) {
 		t.Errorf("a bad scale: err = %v", err)
 	}
 }
+
+// TestNormalizationCountLoads: EfficientNet's stem (Rescaling, an
+// adapted Normalization, a convolution) loads from Keras' weights, whose
+// Normalization count is an int64 dataset (as in the EfficientNet
+// ImageNet files), in both formats, and predicts Keras' outputs.
+func TestNormalizationCountLoads(t *testing.T) {
+	var c predCase
+	for _, p := range kerasvectors.Read[predCase](t, "testdata/keras/predictions.json") {
+		if p.NormFile {
+			c = p
+		}
+	}
+	if !c.NormFile {
+		t.Fatal("predictions.json has no case for the Normalization files")
+	}
+	for _, file := range []string{"norm_count.weights.h5", "norm_count.h5"} {
+		t.Run(file, func(t *testing.T) {
+			layers.ClearSession()
+			in := layers.Input([]int{4, 4, 3}, layers.WithName("image"))
+			x := layers.Apply(layers.NewRescaling(1.0/255, layers.WithName("rescaling")), in)
+			norm := layers.NewNormalization(layers.NormalizationSettings{Axis: []int{3}}, layers.WithName("normalization"))
+			x = layers.Apply(norm, x)
+			x = layers.Apply(layers.NewConv2D(2, 1, layers.WithName("stem_conv")), x)
+			m, err := keras.NewModel([]*layers.KerasTensor{in}, []*layers.KerasTensor{x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.LoadWeights(filepath.Join("testdata/keras", file)); err != nil {
+				t.Fatal(err)
+			}
+			if got := norm.Count.Numpy()[0]; got != 6*4*4 {
+				t.Errorf("count %v, want Keras' 96", got)
+			}
+			t.Logf("largest difference %.2g", comparePrediction(t, m, c))
+		})
+	}
+}

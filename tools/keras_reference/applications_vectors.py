@@ -30,6 +30,11 @@ CustomScaleLayer (keras.src.applications.inception_resnet_v2), saved by
 Keras, with formula weights; predictions.json's case "keras_file" has its
 outputs.
 
+norm_count.weights.h5 and norm_count.h5 are the weights of a small model
+with EfficientNet's stem (Rescaling, an adapted Normalization, whose count
+Keras keeps as an int64, and a convolution), in both formats;
+predictions.json's case "norm_file" has its outputs.
+
 preprocess.json has every family's preprocess_input applied to a small
 batch of pixels.
 
@@ -287,6 +292,33 @@ def custom_scale_case():
             "keras_file": "custom_scale.keras", "output_shape": list(y.shape), "output": sample(y)}
 
 
+def norm_case():
+    from keras.src.legacy.saving import legacy_h5_format
+    import h5py
+
+    keras.backend.clear_session()
+    inp = keras.Input((4, 4, 3), name="image")
+    x = keras.layers.Rescaling(1.0 / 255.0, name="rescaling")(inp)
+    norm = keras.layers.Normalization(axis=3, name="normalization")
+    x = norm(x)
+    x = keras.layers.Conv2D(2, 1, name="stem_conv")(x)
+    model = keras.Model(inp, x, name="stem_like")
+    norm.adapt(input_values("pixels", (6, 4, 4, 3)) / 255.0)
+    for v in norm.weights:
+        if v.path.endswith("count"):
+            v.assign(96)  # Keras 3's adapt leaves it at 0; older files hold the sample count
+    conv = model.get_layer("stem_conv")
+    for i, v in enumerate(conv.weights):
+        v.assign(weight_values(f"stem_conv/{i}", v.path.rsplit("/", 1)[-1], "Conv2D", tuple(v.shape)).astype("float32"))
+    model.save_weights(os.path.join(OUT, "norm_count.weights.h5"))
+    with h5py.File(os.path.join(OUT, "norm_count.h5"), "w") as f:
+        legacy_h5_format.save_weights_to_hdf5_group(f, model)
+    x = input_values("pixels", (1, 4, 4, 3))
+    y = model.predict(x, verbose=0)
+    return {"constructor": "stem_like", "kwargs": {"input_shape": [4, 4, 3]}, "input": "pixels",
+            "norm_file": True, "output_shape": list(y.shape), "output": sample(y)}
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     manifest = {"generator": "tools/keras_reference/applications_vectors.py", "keras": keras.__version__,
@@ -307,7 +339,7 @@ def main():
         json.dump({"manifest": manifest, "cases": preprocess_cases()}, f, indent=None, separators=(",", ":"))
         f.write("\n")
 
-    preds = [file_case(), custom_scale_case()]
+    preds = [file_case(), custom_scale_case(), norm_case()]
     for ctor, kwargs, kind in PREDICT:
         model = build(ctor, kwargs)
         set_weights(model)
