@@ -50,6 +50,7 @@ type config struct {
 	learningRate                float64
 	noOverlap, profile          bool
 	bytesPerPack                int
+	model                       string
 }
 
 func main() {
@@ -70,6 +71,7 @@ func main() {
 	flag.BoolVar(&c.ring, "ring", false, "all-reduce with our ring (RING) instead of MPI_Allreduce (AUTO)")
 	flag.BoolVar(&c.noOverlap, "no-overlap", false, "all-reduce the gradients after the backward pass instead of overlapping it (CommunicationOptions.NoOverlap)")
 	flag.IntVar(&c.bytesPerPack, "bytes-per-pack", 0, "gradient bucket size in bytes (CommunicationOptions.BytesPerPack; 0: 4 MiB)")
+	flag.StringVar(&c.model, "model", "cnn", "cnn (the tutorial's, on -dataset) or resnet_seed (the seed ResNet on synthetic 32x32x3 images, Fit only)")
 	flag.BoolVar(&c.profile, "profile", false, "print where a training step's time goes: the gradient all-reduce's time and the part of it the backward pass did not hide")
 	flag.Parse()
 	err := validate(c)
@@ -100,6 +102,10 @@ func validate(c config) error {
 		return fmt.Errorf("-global-batch %d is negative", c.globalBatch)
 	case c.replicas < 1 || c.replicas > 1024:
 		return fmt.Errorf("-replicas %d: want 1 to 1024", c.replicas)
+	case c.model != "cnn" && c.model != "resnet_seed":
+		return fmt.Errorf("-model %q: want cnn or resnet_seed", c.model)
+	case c.model != "cnn" && c.customLoop:
+		return fmt.Errorf("-model %s: the custom loop trains the tutorial's cnn only", c.model)
 	case c.bytesPerPack < 0:
 		return fmt.Errorf("-bytes-per-pack %d is negative", c.bytesPerPack)
 	case !(c.learningRate > 0) || c.learningRate > 1e3:
@@ -163,15 +169,22 @@ func run(c config) error {
 	if c.globalBatch > 0 {
 		globalBatchSize = c.globalBatch
 	}
-	xTrain, yTrain, xTest, yTest, err := exampledata.Load(c.dataset, c.dataDir, c.limit)
-	if err != nil {
-		return err
-	}
-	// The tutorial's input is 28x28 images; the model reshapes them.
-	for _, x := range []*tensor.Dense{xTrain, xTest} {
-		if err := x.Reshape(x.Shape()[0], 28, 28); err != nil {
+	var xTrain, yTrain, xTest, yTest *tensor.Dense
+	if c.model == "cnn" {
+		xTrain, yTrain, xTest, yTest, err = exampledata.Load(c.dataset, c.dataDir, c.limit)
+		if err != nil {
 			return err
 		}
+		// The tutorial's input is 28x28 images; the model reshapes them.
+		for _, x := range []*tensor.Dense{xTrain, xTest} {
+			if err := x.Reshape(x.Shape()[0], 28, 28); err != nil {
+				return err
+			}
+		}
+	} else {
+		n := max(c.limit, 2*globalBatchSize)
+		xTrain, yTrain = syntheticImages(n, uint64(c.seed))
+		xTest, yTest = syntheticImages(256, uint64(c.seed)+1)
 	}
 	multiWorkerDataset, err := mnistDataset(c, xTrain, yTrain, globalBatchSize)
 	if err != nil {
@@ -242,7 +255,7 @@ func testAccuracy(model *keras.Model, x, y *tensor.Dense) (float64, error) {
 // fit is the tutorial's multi_worker_model.fit.
 func fit(c config, strategy *distribute.MultiWorkerMirroredStrategy, ds *datasets.Dataset, chief bool) (*keras.Model, error) {
 	exit := strategy.Scope()
-	model, err := buildCNNModel()
+	model, err := buildModel(c.model)
 	if err == nil {
 		err = model.Compile(keras.CompileConfig{
 			Loss:      losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true)),
