@@ -23,7 +23,9 @@ import (
 //
 // Replicas first sum in process (in replica order), then one MPI call per
 // pack of gradients sums across workers, so every copy of every variable
-// on every worker gets bitwise the same update. Variables are broadcast
+// on every worker gets bitwise the same update. The optimizer's gradients
+// are summed in buckets while the backward pass still runs (see
+// [CommunicationOptions.NoOverlap]), with bitwise the same result. Variables are broadcast
 // from the chief (rank 0) before their first step, so all workers start
 // identical. Every cross-worker collective has a timeout (see
 // [CommunicationOptions]): when it passes, the ranks that never arrived
