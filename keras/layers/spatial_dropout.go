@@ -85,6 +85,9 @@ func (l *SpatialDropout) Call(in []ops.Tensor, training bool) ops.Tensor {
 // GetConfig implements Layer.
 func (l *SpatialDropout) GetConfig() map[string]any {
 	m := l.baseConfig()
+	// Keras' SpatialDropout configs have no trainable, and its
+	// constructors take no such keyword: Keras refuses a file that has it.
+	delete(m, "trainable")
 	m["rate"] = l.rate
 	m["seed"] = seedConfig(l.cfg)
 	if l.rank > 3 {
