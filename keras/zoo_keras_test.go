@@ -50,13 +50,9 @@ func readZoo(t *testing.T) []zooCase {
 }
 
 // zooPending are the cases that wait for a change outside this test's
-// reach: EfficientNet's Normalization keeps its count as an int64, which
-// the weight readers and writers must take and write for the layers'
-// IntegerWeights (saving_structure.go, saving_h5weights.go,
-// saving_weights.go; issue 30).
-var zooPending = map[string]string{
-	"efficientnet_b0": "Normalization's int64 count weight: the weight readers refuse integer datasets",
-}
+// reach, with why (none now: EfficientNet's int64 Normalization count
+// loads since 42a7d82).
+var zooPending = map[string]string{}
 
 // zooTol is the tolerance of the zoo's predictions: relative 1e-5, absolute
 // below magnitude 1 (issue 30's bar).
