@@ -123,6 +123,16 @@ func TestPSStalenessEndToEnd(t *testing.T) {
 				coord, step = co, fn
 			}
 		}
+		// Both workers connected first: a worker the coordinator has not
+		// reached yet is not held level with (the bound counts live
+		// workers), so the fast one could take a head start of several
+		// steps before the slow one is up (a flake at one run in six on an
+		// idle machine).
+		within(t, 10*time.Second, "both workers live", func() {
+			for len(coord.LiveWorkers()) < 2 {
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
 		var rvs []*distribute.RemoteValue
 		for i := range 24 {
 			rv, err := coord.Schedule(step, i%4)

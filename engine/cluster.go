@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,7 +72,17 @@ func ChiefOrTempDir(s any, dir string) (writeDir string, cleanup func() error, e
 	if filepath.Base(filepath.Clean(dir)) != base {
 		tmp = filepath.Join(dir, base)
 	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	// The chief may remove dir meanwhile (BackupAndRestore's end of
+	// training removes the backup folder once it is empty, possibly while
+	// a worker that lags by its last epoch's callbacks makes its
+	// temporary directory inside): MkdirAll then fails with ErrNotExist
+	// between its steps, and making the path again succeeds.
+	for range 3 {
+		if err = os.MkdirAll(tmp, 0o755); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
+	if err != nil {
 		return "", nop, fmt.Errorf("engine: temporary directory of %s %d: %w", c.TaskType(), c.TaskID(), err)
 	}
 	return tmp, func() error {
