@@ -3,7 +3,6 @@ package keras
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/gokeras/gokeras/internal/layertest"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
-	"gorgonia.org/tensor"
 )
 
 // kerasConvLSTMCase is one case of layers/testdata/keras/conv_lstm.json
@@ -153,31 +151,7 @@ func TestConvLSTMModelMatchesKeras(t *testing.T) {
 	if !slices.Equal(classes, []string{"ConvLSTM1D", "ConvLSTM2D", "ConvLSTM2D"}) {
 		t.Fatalf("the loaded model has %v", classes)
 	}
-	predict := func(m *Model) []float32 {
-		v := tensor.New(tensor.WithShape(ref.VideoShape...), tensor.WithBacking(slices.Clone(ref.Video)))
-		s := tensor.New(tensor.WithShape(ref.SignalShape...), tensor.WithBacking(slices.Clone(ref.Signal)))
-		got, err := m.Predict([]*tensor.Dense{v, s}, PredictConfig{Verbose: VerboseSilent})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got.Shape(), tensor.Shape(ref.PredShape)) {
-			t.Fatalf("prediction shape %v, Keras %v", got.Shape(), ref.PredShape)
-		}
-		return got.Data().([]float32)
-	}
-	got := predict(m)
-	t.Logf("worst relative difference from Keras' predictions %.3g", closeToKeras(t, "prediction", got, ref.Predictions, 1e-5))
-	path := filepath.Join(t.TempDir(), "conv_lstm.keras")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	m2, err := LoadModel(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again := predict(m2); !slices.Equal(again, got) {
-		t.Errorf("the saved and reloaded model predicts %v, before %v", again[:3], got[:3])
-	}
+	checkPredictsLikeKeras(t, m, []kerasInput{{ref.VideoShape, ref.Video}, {ref.SignalShape, ref.Signal}}, ref.PredShape, ref.Predictions)
 }
 
 // TestConvLSTMGradients checks the gradients of ConvLSTM2D and ConvLSTM1D

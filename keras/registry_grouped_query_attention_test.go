@@ -3,8 +3,6 @@ package keras
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/gokeras/gokeras/internal/layertest"
 	"github.com/gokeras/gokeras/keras/layers"
 	"github.com/gokeras/gokeras/ops"
-	"gorgonia.org/tensor"
 )
 
 // kerasGQACase is one case of layers/testdata/keras/grouped_query_attention.json
@@ -241,31 +238,7 @@ func TestGroupQueryAttentionModelMatchesKeras(t *testing.T) {
 	if n != 3 {
 		t.Fatalf("the loaded model has %d GroupQueryAttention layers, want 3", n)
 	}
-	predict := func(m *Model) []float32 {
-		ids := tensor.New(tensor.WithShape(ref.IDsShape...), tensor.WithBacking(slices.Clone(ref.IDs)))
-		ctx := tensor.New(tensor.WithShape(ref.ContextShape...), tensor.WithBacking(slices.Clone(ref.Context)))
-		got, err := m.Predict([]*tensor.Dense{ids, ctx}, PredictConfig{Verbose: VerboseSilent})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got.Shape(), tensor.Shape(ref.PredShape)) {
-			t.Fatalf("prediction shape %v, Keras %v", got.Shape(), ref.PredShape)
-		}
-		return got.Data().([]float32)
-	}
-	got := predict(m)
-	t.Logf("worst relative difference from Keras' predictions %.3g", closeToKeras(t, "prediction", got, ref.Predictions, 1e-5))
-	path := filepath.Join(t.TempDir(), "gqa.keras")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	m2, err := LoadModel(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again := predict(m2); !slices.Equal(again, got) {
-		t.Errorf("the saved and reloaded model predicts %v, before %v", again[:3], got[:3])
-	}
+	checkPredictsLikeKeras(t, m, []kerasInput{{ref.IDsShape, ref.IDs}, {ref.ContextShape, ref.Context}}, ref.PredShape, ref.Predictions)
 }
 
 // TestGroupQueryAttentionGradients checks the layer's gradients with
