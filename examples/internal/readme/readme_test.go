@@ -143,28 +143,33 @@ func TestExamplesTable(t *testing.T) {
 	}
 }
 
-// TestTestCommandIsCI: the README's test command is the one .ci/run runs.
+// TestTestCommandIsCI: the README's test command and its fuzzing command
+// are lines .ci/run runs, and the scripts they name are executable.
 func TestTestCommandIsCI(t *testing.T) {
 	b, err := os.ReadFile("../../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, after, ok := strings.Cut(string(b), "Run the tests:\n\n```sh\n")
-	if !ok {
-		t.Fatal("README.md: no \"Run the tests:\" block")
-	}
-	cmd, _, _ := strings.Cut(after, "\n")
 	ci, err := os.ReadFile("../../../.ci/run")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(strings.Split(string(ci), "\n"), cmd) {
-		t.Errorf(".ci/run does not run the README's test command %q", cmd)
-	}
-	for _, script := range []string{"tools/race_packages.sh", "tools/fuzz.sh"} {
-		if strings.Contains(cmd, script) {
-			if fi, err := os.Stat("../../../" + script); err != nil || fi.Mode()&0o111 == 0 {
-				t.Errorf("%s: not an executable script (%v)", script, err)
+	ciLines := strings.Split(string(ci), "\n")
+	for _, heading := range []string{"Run the tests:", "Fuzzing, which CI runs as a second command:"} {
+		_, after, ok := strings.Cut(string(b), heading+"\n\n```sh\n")
+		if !ok {
+			t.Errorf("README.md: no %q block", heading)
+			continue
+		}
+		cmd, _, _ := strings.Cut(after, "\n")
+		if !slices.Contains(ciLines, cmd) {
+			t.Errorf(".ci/run does not run the README's command %q (%s)", cmd, heading)
+		}
+		for _, script := range []string{"tools/race_packages.sh", "tools/fuzz.sh"} {
+			if strings.Contains(cmd, script) {
+				if fi, err := os.Stat("../../../" + script); err != nil || fi.Mode()&0o111 == 0 {
+					t.Errorf("%s: not an executable script (%v)", script, err)
+				}
 			}
 		}
 	}
