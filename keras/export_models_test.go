@@ -97,14 +97,23 @@ func exportMobile(t *testing.T) *Model {
 }
 
 // exportOperations has Keras 3 operation nodes (keras.ops calls on
-// symbolic tensors: MobileNetV3's hard sigmoid, ConvNeXt's residual Add),
+// symbolic tensors: MobileNetV3's hard sigmoid, ConvNeXt's residual Add,
+// products with constant arrays),
 // the Normalization layer (per channel, adapted, and fixed), and Dense
 // layers on images.
 func exportOperations(t *testing.T) *Model {
 	in := layers.Input([]int{5, 4, 3})
 	norm := layers.NewNormalization(layers.NormalizationSettings{})
 	x := layers.Apply(norm, in)
+	// EfficientNet's ImageNet stem: one scale per channel, a constant array.
+	x = layers.CallOp("Multiply", nil, x, layers.OpArray{Shape: []int{3}, Values: []float64{2.09, 2.11, 2.108}, Dtype: "float32"})
 	x = layers.Apply(layers.NewConv2D(4, 3, layers.WithPadding("same")), x)
+	// A constant of (width, channels) on the channels-first image, reordered as it is.
+	wc := make([]float64, 16)
+	for i := range wc {
+		wc[i] = 0.5 + float64(i)/16
+	}
+	x = layers.CallOp("Multiply", nil, layers.OpArray{Shape: []int{1, 4, 4}, Values: wc, Dtype: "float32"}, x)
 	hs := layers.CallOp("Multiply", nil, layers.Apply(layers.NewReLU(layers.WithMaxValue(6)), layers.CallOp("Add", nil, x, 3.0)), 1.0/6)
 	x = layers.Apply(layers.NewMultiply(), x, hs)
 	y := layers.Apply(layers.NewDense(4, layers.WithActivation("gelu")), x) // a 1x1 convolution of the NCHW image
@@ -235,6 +244,45 @@ func exportShared(t *testing.T) *Model {
 	y := inner.Apply(layers.Apply(dense, x))
 	z := inner.Apply(layers.Apply(dense, y))
 	m, err := NewModel([]*layers.KerasTensor{x}, []*layers.KerasTensor{layers.AddTensors(y, z)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportSequenceVolume has the 1-D and 3-D convolutions and poolings:
+// a sequence through causal, dilated, grouped and strided Conv1D layers
+// (held channels-first between them, as images are), a volume through
+// Conv3D and the 3-D poolings, and the layers that read such values
+// (BatchNormalization, LayerNormalization, Dense, Add, Concatenate,
+// Flatten, the global poolings).
+func exportSequenceVolume(t *testing.T) *Model {
+	seq := layers.Input([]int{12, 4}, layers.WithName("sequence"))
+	s := layers.Apply(layers.NewConv1D(6, 3, layers.WithPadding("causal"), layers.WithDilationRate(2), layers.WithActivation("relu")), seq)
+	s = layers.Apply(layers.NewConv1D(6, 3, layers.WithGroups(2), layers.WithPadding("same"), layers.WithStrides(2)), s)
+	s = layers.Apply(layers.NewBatchNormalization(), s)
+	a := layers.Apply(layers.NewMaxPooling1D(layers.WithPoolSize(2), layers.WithPadding("same")), s)
+	b := layers.Apply(layers.NewAveragePooling1D(layers.WithPoolSize(3), layers.WithStrides(2), layers.WithPadding("same")), s)
+	s = layers.AddTensors(a, b)
+	s = layers.Apply(layers.NewConv1D(5, 2, layers.WithUseBias(false), layers.WithActivation("tanh")), s)
+	s = layers.Apply(layers.NewDense(4, layers.WithActivation("swish")), s) // a width-1 Conv of the channels-first sequence
+	s = layers.Apply(layers.NewLayerNormalization(), s)
+	s = layers.ConcatenateTensors(-1, s, layers.Apply(layers.NewConv1D(3, 1), s))
+	flat := layers.Apply(layers.NewFlatten(), s)
+	pooled := layers.Apply(layers.NewGlobalMaxPooling1D(), layers.Apply(layers.NewConv1D(4, 2, layers.WithStrides(2), layers.WithPadding("same")), seq))
+
+	vol := layers.Input([]int{5, 6, 4, 2}, layers.WithName("volume"))
+	v := layers.Apply(layers.NewConv3D(4, 3, layers.WithPadding("same"), layers.WithActivation("relu")), vol)
+	v = layers.Apply(layers.NewMaxPooling3D(layers.WithPoolSize(2), layers.WithPadding("same")), v)
+	v = layers.Apply(layers.NewBatchNormalization(), v)
+	v = layers.Apply(layers.NewConv3D(3, 0, layers.WithKernelSize(2, 3, 1), layers.WithDilationRate(1, 1, 2)), v)
+	v = layers.Apply(layers.NewAveragePooling3D(layers.WithPoolSize(2), layers.WithStrides(1), layers.WithPadding("same")), v)
+	vmax := layers.Apply(layers.NewGlobalMaxPooling3D(), v)
+	vavg := layers.Apply(layers.NewFlatten(), layers.Apply(layers.NewGlobalAveragePooling3D(layers.WithKeepDims(true)), v))
+	v2 := layers.Apply(layers.NewConv3D(2, 2, layers.WithStrides(2, 1, 2)), vol)
+
+	out := layers.Apply(layers.NewDense(3), layers.ConcatenateTensors(-1, flat, pooled, vmax, vavg))
+	m, err := NewModel([]*layers.KerasTensor{seq, vol}, []*layers.KerasTensor{out, v2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,7 @@ var exportCases = map[string]exportCase{
 	"nested":          {build: ioNested, shapes: [][]int{{3, 4}}},
 	"shared":          {build: exportShared, shapes: [][]int{{3, 4}}},
 	"two_io":          {build: ioTwoIO, shapes: [][]int{{3, 6}, {3, 5}}},
+	"sequence_volume": {build: exportSequenceVolume, shapes: [][]int{{3, 12, 4}, {3, 5, 6, 4, 2}}},
 	// Keras' own files (tools/keras_reference/interop_vectors.py), loaded then exported.
 	"keras_cnn":    {build: exportLoaded("cnn.keras"), shapes: [][]int{{3, 28, 28, 1}}},
 	"keras_resnet": {build: exportLoaded("resnet.keras"), shapes: [][]int{{3, 32, 32, 3}}},
@@ -53,9 +54,10 @@ var exportCases = map[string]exportCase{
 	"keras_two_io": {build: exportLoaded("two_io.keras"), shapes: [][]int{{3, 6}, {3, 5}}},
 	// keras.applications models from tools/keras_reference/zoo_vectors.py.
 	"zoo_mobilenet_v3_small": {build: exportLoaded("../zoo/mobilenet_v3_small.keras"), shapes: [][]int{{2, 32, 32, 3}}},
-	// Pending: gokeras does not load it yet (the Normalization's int64 count).
-	// "zoo_efficientnet_b0":    {build: exportLoaded("../zoo/efficientnet_b0.keras"), shapes: [][]int{{2, 32, 32, 3}}},
-	"zoo_convnext_tiny": {build: exportLoaded("../zoo/convnext_tiny.keras"), shapes: [][]int{{2, 32, 32, 3}}},
+	"zoo_efficientnet_b0":    {build: exportLoaded("../zoo/efficientnet_b0.keras"), shapes: [][]int{{2, 32, 32, 3}}},
+	"zoo_convnext_tiny":      {build: exportLoaded("../zoo/convnext_tiny.keras"), shapes: [][]int{{2, 32, 32, 3}}},
+	// Keras' grouped Conv2D and Conv1D (groups, strides, dilation, causal).
+	"zoo_grouped_conv": {build: exportLoaded("../zoo/grouped_conv.keras"), shapes: [][]int{{2, 9, 8, 6}, {2, 10, 4}}},
 }
 
 func exportLoaded(file string) func(t *testing.T) *Model {

@@ -12,12 +12,13 @@ import (
 )
 
 // val is a Keras tensor as the graph holds it: an ONNX value name, and
-// for rank-4 image tensors whether it is held channels-first (NCHW, as
-// ONNX's convolutions and poolings take it) or in Keras' channels-last
+// for the tensors of convolutions (rank 3 sequences, rank 4 images,
+// rank 5 volumes) whether it is held channels-first (NCL, NCHW, NCDHW, as
+// ONNX's convolutions and poolings take them) or in Keras' channels-last
 // order. The other layout is made at most once, when a layer needs it.
 type val struct {
 	name  string
-	nchw  bool
+	nchw  bool      // channels-first (any of ranks 3 to 5, not only NCHW)
 	shape ops.Shape // Keras' (channels-last) shape, batch -1
 	dtype int32
 	alt   string // the value in the other layout, once made
@@ -157,7 +158,7 @@ func convert(g Graph) (*converter, error) {
 			return nil, lerr(err)
 		}
 		v.shape = t.Shape.Clone()
-		if v.nchw && len(v.shape) != 4 {
+		if v.nchw && (len(v.shape) < 3 || len(v.shape) > 5) {
 			return nil, lerr(fmt.Errorf("internal: a channels-first value of Keras shape %v", v.shape))
 		}
 		if _, dup := c.vals[n.Output]; dup {
@@ -221,8 +222,27 @@ func elemType(dtype string) (int32, error) {
 	return 0, unsupported("input dtype %q", dtype)
 }
 
-// Layout conversions. ONNX's image ops take NCHW; Keras' tensors are
-// NHWC. perm NHWC->NCHW is [0 3 1 2], and back [0 2 3 1].
+// Layout conversions. ONNX's convolution ops take NCHW (NCL, NCDHW);
+// Keras' tensors are NHWC (NLC, NDHWC). perm NHWC->NCHW is [0 3 1 2],
+// and back [0 2 3 1]; likewise for the other ranks (toFirst, toLast).
+
+// toFirst is the Transpose perm from channels-last to channels-first at rank r.
+func toFirst(r int) []int {
+	p := []int{0, r - 1}
+	for d := 1; d < r-1; d++ {
+		p = append(p, d)
+	}
+	return p
+}
+
+// toLast is the Transpose perm from channels-first to channels-last at rank r.
+func toLast(r int) []int {
+	p := []int{0}
+	for d := 2; d < r; d++ {
+		p = append(p, d)
+	}
+	return append(p, 1)
+}
 
 // keras returns v's name in Keras' channels-last layout.
 func (c *converter) keras(v *val) string {
@@ -230,18 +250,30 @@ func (c *converter) keras(v *val) string {
 		return v.name
 	}
 	if v.alt == "" {
-		v.alt = c.op("Transpose", []string{v.name}, c.fresh(v.name+"/nhwc"), attrInts("perm", 0, 2, 3, 1))
+		v.alt = c.op("Transpose", []string{v.name}, c.fresh(v.name+"/"+lastName(len(v.shape))), attrInts("perm", toLast(len(v.shape))...))
 	}
 	return v.alt
 }
+
+// lastName and firstName name a layout of rank r in a value's name.
+func lastName(r int) string { return map[int]string{3: "nlc", 4: "nhwc", 5: "ndhwc"}[r] }
+
+func firstName(r int) string { return map[int]string{3: "ncl", 4: "nchw", 5: "ncdhw"}[r] }
 
 // kerasOrder returns a name of v whose elements are in Keras' row-major
 // order, for the layers that only depend on that order (Flatten,
 // Reshape): a channels-first value whose image is one pixel, or that has
 // one channel, is already in that order and needs no transpose.
 func (c *converter) kerasOrder(v *val) string {
-	if v.nchw && (v.shape[1] == 1 && v.shape[2] == 1 || v.shape[3] == 1) {
-		return v.name
+	if v.nchw {
+		r := len(v.shape)
+		onePixel := true
+		for _, d := range v.shape[1 : r-1] {
+			onePixel = onePixel && d == 1
+		}
+		if onePixel || v.shape[r-1] == 1 {
+			return v.name
+		}
 	}
 	return c.keras(v)
 }
@@ -251,11 +283,20 @@ func (c *converter) chw(v *val) (string, error) {
 	if len(v.shape) != 4 {
 		return "", fmt.Errorf("needs a rank-4 (batch, height, width, channels) input, got %v", v.shape)
 	}
+	return c.channelsFirst(v, 4)
+}
+
+// channelsFirst returns v's name channels-first; v must be of rank r, 3
+// to 5 (a sequence, an image or a volume).
+func (c *converter) channelsFirst(v *val, r int) (string, error) {
+	if len(v.shape) != r || r < 3 || r > 5 {
+		return "", fmt.Errorf("needs a rank-%d (batch, %s, channels) input, got %v", r, map[int]string{3: "steps", 4: "height, width", 5: "depth, height, width"}[r], v.shape)
+	}
 	if v.nchw {
 		return v.name, nil
 	}
 	if v.alt == "" {
-		v.alt = c.op("Transpose", []string{c.float(v)}, c.fresh(v.name+"/nchw"), attrInts("perm", 0, 3, 1, 2))
+		v.alt = c.op("Transpose", []string{c.float(v)}, c.fresh(v.name+"/"+firstName(r)), attrInts("perm", toFirst(r)...))
 	}
 	return v.alt, nil
 }
@@ -272,14 +313,18 @@ func (c *converter) float(v *val) string {
 }
 
 // same returns the names of vs in one layout: channels-first when every
-// input is a rank-4 tensor and one of them is held so (elementwise
-// merges broadcast the same way in either layout then), else Keras'.
-// axis maps a Keras axis of the inputs to that layout.
+// input has the same rank (3 to 5) and one of them is held so
+// (elementwise merges broadcast the same way in either layout then),
+// else Keras'. axis maps a Keras axis of the inputs to that layout.
 func (c *converter) same(vs []*val) (names []string, nchw bool, err error) {
+	if len(vs) == 0 {
+		return nil, false, nil
+	}
 	nchw = true
 	anyCHW := false
+	r := len(vs[0].shape)
 	for _, v := range vs {
-		nchw = nchw && len(v.shape) == 4
+		nchw = nchw && len(v.shape) == r
 		anyCHW = anyCHW || v.nchw
 	}
 	nchw = nchw && anyCHW
@@ -287,7 +332,7 @@ func (c *converter) same(vs []*val) (names []string, nchw bool, err error) {
 		c.float(v)
 		var n string
 		if nchw {
-			if n, err = c.chw(v); err != nil {
+			if n, err = c.channelsFirst(v, r); err != nil {
 				return nil, false, err
 			}
 		} else {
@@ -299,7 +344,7 @@ func (c *converter) same(vs []*val) (names []string, nchw bool, err error) {
 }
 
 // axis maps Keras axis a (negative from the end) of a rank-r tensor to
-// the axis of its layout (nchw: channels-first rank 4), or an error.
+// the axis of its layout (nchw: channels-first), or an error.
 func axis(a, r int, nchw bool) (int, error) {
 	if a < 0 {
 		a += r
@@ -308,9 +353,29 @@ func axis(a, r int, nchw bool) (int, error) {
 		return 0, fmt.Errorf("axis %d is out of range for rank %d", a, r)
 	}
 	if nchw {
-		return [4]int{0, 2, 3, 1}[a], nil
+		switch a {
+		case 0:
+			return 0, nil
+		case r - 1:
+			return 1, nil
+		}
+		return a + 1, nil
 	}
 	return a, nil
+}
+
+// channelDims are the dims of n per-channel values that broadcast along
+// Keras' last axis of a rank-r value: [n] channels-last, [n, 1, ...]
+// channels-first.
+func channelDims(n, r int, nchw bool) []int {
+	if !nchw || n == 1 {
+		return []int{n}
+	}
+	d := []int{n}
+	for range r - 2 {
+		d = append(d, 1)
+	}
+	return d
 }
 
 // out is a new value of the call.

@@ -18,13 +18,14 @@
 // something else.
 //
 // Keras images are channels-last (NHWC) and ONNX's convolutions and
-// poolings channels-first (NCHW). Each rank-4 value is held in one
-// layout and converted at most once, when a layer needs the other: an
-// image input is transposed once before the first convolution, the
-// graph stays channels-first through convolutions, normalizations,
-// activations and merges, and goes back to channels-last only where
-// Keras' semantics depend on the order (Flatten, whose order the next
-// Dense kernel's rows follow; Reshape; Dense on images; the outputs).
+// poolings channels-first (NCHW); likewise sequences (NLC against NCL)
+// and volumes (NDHWC against NCDHW) for the 1-D and 3-D ones. Each such
+// value is held in one layout and converted at most once, when a layer
+// needs the other: an image input is transposed once before the first
+// convolution, the graph stays channels-first through convolutions,
+// normalizations, activations and merges, and goes back to channels-last
+// only where Keras' semantics depend on the order (Flatten, whose order
+// the next Dense kernel's rows follow; Reshape; the outputs).
 //
 // The protobuf encoding is google.golang.org/protobuf's: the ONNX
 // messages are described in Go (descriptorpb, with onnx.proto's field

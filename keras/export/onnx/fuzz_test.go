@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/gokeras/gokeras/keras/layers"
@@ -23,6 +24,8 @@ func FuzzConvertConfig(f *testing.F) {
 		`{"scale": [1, 2], "offset": 0.5}`, `{"max_value": 6, "negative_slope": 0.1, "threshold": 0.5}`,
 		`{"size": [2, 3], "interpolation": "bilinear"}`, `{"input_dim": 10, "output_dim": 2, "mask_zero": true}`,
 		`{"filters": 4, "kernel_size": 3, "strides": 2, "output_padding": [1, 0], "padding": "valid"}`,
+		`{"filters": 4, "kernel_size": [3], "padding": "causal", "dilation_rate": [2], "groups": 2}`,
+		`{"filters": 4, "kernel_size": [3, 3, 3], "strides": [1, 2, 1], "padding": "same"}`, `{"pool_size": [2, 2, 2], "strides": null, "padding": "same"}`,
 	} {
 		f.Add([]byte(cfg), uint8(i))
 	}
@@ -37,9 +40,21 @@ func FuzzConvertConfig(f *testing.F) {
 			return
 		}
 		c := classes[int(class)%len(classes)]
+		// The 1-D and 3-D layers get a sequence or a volume and kernels
+		// of their rank, so that their converters run past the input.
 		x := layers.Input([]int{4, 4, 2})
+		kernel := weights["kernel"]
+		switch {
+		case strings.HasSuffix(c, "1D"):
+			x, kernel = layers.Input([]int{6, 2}), ops.Shape{3, 2, 4}
+		case strings.HasSuffix(c, "3D"):
+			x, kernel = layers.Input([]int{4, 4, 4, 2}), ops.Shape{3, 3, 3, 2, 4}
+		}
 		l := &stubLayer{Base: layers.NewBase(c), class: c, cfg: cfg}
 		for name, s := range weights {
+			if name == "kernel" {
+				s = kernel
+			}
 			l.AddWeight(name, s, layers.Ones(), true, nil)
 		}
 		y := layers.Apply(l, x, x)

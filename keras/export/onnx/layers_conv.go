@@ -13,27 +13,37 @@ func init() {
 	converters["Conv2DTranspose"] = convertConv2DTranspose
 }
 
-// window is the geometry of a 2-D convolution or pooling from its
-// config: kernel, strides, dilations and the padding mode.
+// window is the geometry of a 1-, 2- or 3-D convolution or pooling from
+// its config: kernel, strides, dilations and the padding mode.
 type window struct {
 	kernel, strides, dilations []int
 	padding                    string
 }
 
 func readWindow(cfg map[string]any, kernelKey string) (window, error) {
+	return readWindowN(cfg, kernelKey, 2, false)
+}
+
+// readWindowN reads the window of an n-D layer; causal says whether
+// padding "causal" is one of its modes (Conv1D's).
+func readWindowN(cfg map[string]any, kernelKey string, n int, causal bool) (window, error) {
 	var w window
 	var err error
-	if w.kernel, err = cfgInts(cfg, kernelKey, 2, nil); err != nil {
+	if w.kernel, err = cfgInts(cfg, kernelKey, n, nil); err != nil {
 		return w, err
 	}
 	if w.kernel == nil {
 		return w, fmt.Errorf("config has no %s", kernelKey)
 	}
 	// Pooling's strides default to its pool size (Keras' strides=None).
-	if w.strides, err = cfgInts(cfg, "strides", 2, w.kernel); err != nil {
+	if w.strides, err = cfgInts(cfg, "strides", n, w.kernel); err != nil {
 		return w, err
 	}
-	if w.dilations, err = cfgInts(cfg, "dilation_rate", 2, []int{1, 1}); err != nil {
+	ones := make([]int, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	if w.dilations, err = cfgInts(cfg, "dilation_rate", n, ones); err != nil {
 		return w, err
 	}
 	if w.padding, err = cfgString(cfg, "padding", "valid"); err != nil {
@@ -46,38 +56,44 @@ func readWindow(cfg map[string]any, kernelKey string) (window, error) {
 	if df != "channels_last" {
 		return w, unsupported("data_format %q (gokeras layers are channels_last)", df)
 	}
-	for i := range 2 {
+	for i := range n {
 		if w.kernel[i] < 1 || w.strides[i] < 1 || w.dilations[i] < 1 {
 			return w, fmt.Errorf("kernel %v, strides %v and dilation_rate %v must be positive", w.kernel, w.strides, w.dilations)
 		}
 	}
-	if w.padding != "valid" && w.padding != "same" {
+	if w.padding != "valid" && w.padding != "same" && !(causal && w.padding == "causal") {
 		return w, unsupported("padding %q", w.padding)
 	}
 	return w, nil
 }
 
-// attrs are the ONNX attributes of the window over an NHWC input of
-// Keras shape s: explicit pads for "same" (TensorFlow's: the odd pixel
-// after), or auto_pad SAME_UPPER when the image size is unknown.
+// attrs are the ONNX attributes of the window over a channels-last input
+// of Keras shape s: explicit pads for "same" (TensorFlow's: the odd pixel
+// after), or auto_pad SAME_UPPER when a spatial size is unknown; "causal"
+// pads the dilated kernel's reach less one before the steps only.
 func (w window) attrs(s ops.Shape, dilations bool) []attr {
+	n := len(w.kernel)
 	as := []attr{attrInts("kernel_shape", w.kernel...), attrInts("strides", w.strides...)}
 	if dilations {
 		as = append(as, attrInts("dilations", w.dilations...))
 	}
-	if w.padding == "same" {
-		if s[1] < 0 || s[2] < 0 {
-			return append(as, attrString("auto_pad", "SAME_UPPER"))
+	pads := make([]int, 2*n)
+	switch w.padding {
+	case "same":
+		for d := range n {
+			if s[1+d] < 0 {
+				return append(as, attrString("auto_pad", "SAME_UPPER"))
+			}
 		}
-		var before, after [2]int
-		for d := range 2 {
+		for d := range n {
 			out := (s[1+d] + w.strides[d] - 1) / w.strides[d]
 			total := max((out-1)*w.strides[d]+(w.kernel[d]-1)*w.dilations[d]+1-s[1+d], 0)
-			before[d], after[d] = total/2, total-total/2
+			pads[d], pads[n+d] = total/2, total-total/2
 		}
-		return append(as, attrInts("pads", before[0], before[1], after[0], after[1]))
+	case "causal":
+		pads[0] = (w.kernel[0] - 1) * w.dilations[0]
 	}
-	return append(as, attrInts("pads", 0, 0, 0, 0))
+	return append(as, attrInts("pads", pads...))
 }
 
 // convCommon reads what every convolution has: window, bias flag, activation.
@@ -97,13 +113,17 @@ func convCommon(k *call) (window, bool, string, error) {
 // hwioToOIHW reorders a Keras kernel (kh, kw, in, out) into ONNX's
 // (out, in, kh, kw).
 func hwioToOIHW(k []float32, kh, kw, in, out int) []float32 {
+	return spatialLast(k, kh*kw, in, out)
+}
+
+// spatialLast reorders a Keras kernel of any rank, (spatial..., in, out)
+// with s spatial positions, into ONNX's (out, in, spatial...).
+func spatialLast(k []float32, s, in, out int) []float32 {
 	w := make([]float32, len(k))
-	for y := range kh {
-		for x := range kw {
-			for i := range in {
-				for o := range out {
-					w[((o*in+i)*kh+y)*kw+x] = k[((y*kw+x)*in+i)*out+o]
-				}
+	for p := range s {
+		for i := range in {
+			for o := range out {
+				w[(o*in+i)*s+p] = k[(p*in+i)*out+o]
 			}
 		}
 	}

@@ -66,8 +66,13 @@ func convertDense(c *converter, k *call) (*val, error) {
 	c.float(x)
 	if x.nchw {
 		// Dense on a channels-first image is a 1x1 convolution: no
-		// transposes around it (ConvNeXt's pointwise layers).
-		ins := []string{x.name, c.constFloats("kernel", []int{units, in, 1, 1}, hwioToOIHW(kw.Numpy(), 1, 1, in, units))}
+		// transposes around it (ConvNeXt's pointwise layers); likewise
+		// of width 1 on sequences and 1x1x1 on volumes.
+		ones := make([]int, len(x.shape)-2)
+		for i := range ones {
+			ones[i] = 1
+		}
+		ins := []string{x.name, c.constFloats("kernel", append([]int{units, in}, ones...), hwioToOIHW(kw.Numpy(), 1, 1, in, units))}
 		b, err := c.bias(k, useBias, units)
 		if err != nil {
 			return nil, err
@@ -75,7 +80,7 @@ func convertDense(c *converter, k *call) (*val, error) {
 		if b != "" {
 			ins = append(ins, b)
 		}
-		y := c.op("Conv", ins, "", attrInts("kernel_shape", 1, 1), attrInts("strides", 1, 1), attrInts("pads", 0, 0, 0, 0))
+		y := c.op("Conv", ins, "", attrInts("kernel_shape", ones...), attrInts("strides", ones...), attrInts("pads", make([]int, 2*len(ones))...))
 		return c.finishConv(k, y, act)
 	}
 	xn := c.keras(x)
@@ -241,11 +246,8 @@ func convertRescaling(c *converter, k *call) (*val, error) {
 				}
 				data[i] = float32(f)
 			}
-			dims := []int{len(data)}
-			if nchw && len(data) > 1 {
-				dims = []int{len(data), 1, 1} // Keras' last axis is NCHW's axis 1
-			}
-			return c.constFloats(key, dims, data), true, nil
+			// Keras' last axis is axis 1 channels-first.
+			return c.constFloats(key, channelDims(len(data), len(x.shape), nchw), data), true, nil
 		}
 		f, err := cfgFloat(k.cfg, key, def)
 		if err != nil {
@@ -340,18 +342,24 @@ func convertGlobalPooling1D(c *converter, k *call) (*val, error) {
 	if keep {
 		kd = 1
 	}
+	// The steps are axis 1 in Keras' layout, 2 channels-first (after a
+	// Conv1D); a kept axis of one step keeps the layout.
 	xn := c.float(x)
+	steps, feat := 1, 2
+	if x.nchw {
+		steps, feat = 2, 1
+	}
 	var y string
 	switch {
 	case k.layer.ClassName() == "GlobalMaxPooling1D":
-		y = c.op("ReduceMax", []string{xn}, "", attrInts("axes", 1), attrInt("keepdims", kd))
+		y = c.op("ReduceMax", []string{xn}, "", attrInts("axes", steps), attrInt("keepdims", kd))
 	case x.mask != "":
-		m := c.op("Unsqueeze", []string{x.mask, c.constInt64s("axes", []int{1}, []int64{2})}, "")
-		num := c.op("ReduceSum", []string{c.op("Mul", []string{xn, m}, ""), c.constInt64s("steps", []int{1}, []int64{1})}, "", attrInt("keepdims", kd))
-		den := c.op("ReduceSum", []string{m, c.constInt64s("steps", []int{1}, []int64{1})}, "", attrInt("keepdims", kd))
+		m := c.op("Unsqueeze", []string{x.mask, c.constInt64s("axes", []int{1}, []int64{int64(feat)})}, "")
+		num := c.op("ReduceSum", []string{c.op("Mul", []string{xn, m}, ""), c.constInt64s("steps", []int{1}, []int64{int64(steps)})}, "", attrInt("keepdims", kd))
+		den := c.op("ReduceSum", []string{m, c.constInt64s("steps", []int{1}, []int64{int64(steps)})}, "", attrInt("keepdims", kd))
 		y = c.op("Div", []string{num, den}, "")
 	default:
-		y = c.op("ReduceMean", []string{xn}, "", attrInts("axes", 1), attrInt("keepdims", kd))
+		y = c.op("ReduceMean", []string{xn}, "", attrInts("axes", steps), attrInt("keepdims", kd))
 	}
-	return c.finish(y, false, k), nil
+	return c.finish(y, x.nchw && keep, k), nil
 }

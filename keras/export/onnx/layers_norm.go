@@ -55,9 +55,10 @@ func gammaBeta(k *call, n int) (gamma, beta []float32, err error) {
 }
 
 // convertBatchNormalization: inference with the moving statistics.
-// Channels-first images and (batch, channels) tensors have the channels
-// on axis 1, ONNX BatchNormalization's; other ranks get the same affine
-// map as x*s + t along the last axis.
+// Images (made channels-first), other channels-first values and (batch,
+// channels) tensors have the channels on axis 1, ONNX
+// BatchNormalization's; other ranks get the same affine map as x*s + t
+// along the last axis.
 func convertBatchNormalization(c *converter, k *call) (*val, error) {
 	x := k.in[0]
 	a, err := normAxis(k)
@@ -88,11 +89,11 @@ func convertBatchNormalization(c *converter, k *call) (*val, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r == 4 || r == 2 {
+	if r == 4 || r == 2 || x.nchw {
 		var xn string
-		nchw := r == 4
+		nchw := r != 2
 		if nchw {
-			if xn, err = c.chw(x); err != nil {
+			if xn, err = c.channelsFirst(x, r); err != nil {
 				return nil, err
 			}
 		} else {

@@ -122,9 +122,13 @@ func opInput(k *call) (*val, error) {
 	return x, nil
 }
 
-// binaryOp: two tensors (brought to one layout) or a tensor and a number
-// (a scalar constant, in the tensor's layout), in the call's order, so
-// 2 - x is Sub(2, x).
+// binaryOp: two tensors (brought to one layout), or a tensor and a
+// number (a scalar constant) or a constant array (EfficientNet's
+// ImageNet stem multiplies by one scale per channel), in the call's
+// order, so 2 - x is Sub(2, x). An array broadcasts as NumPy's, from the
+// last axis: in Keras' layout as it is, channels-first reordered as the
+// tensor is. Leading axes of one that reach the batch axis are dropped;
+// an array that would broadcast over the batch axis is refused.
 func binaryOp(op string) convertFn {
 	return func(c *converter, k *call) (*val, error) {
 		args, err := opArgs(k)
@@ -140,14 +144,35 @@ func binaryOp(op string) convertFn {
 				tensors = append(tensors, v)
 			}
 		}
+		if len(tensors) == 0 {
+			return nil, fmt.Errorf("arguments %v: no tensor among them", args)
+		}
 		names, nchw, err := c.same(tensors)
 		if err != nil {
 			return nil, err
+		}
+		for i, a := range args {
+			if arr, ok := a.(layers.OpArray); ok {
+				shape := arr.Shape
+				for len(shape) >= len(tensors[0].shape) && len(shape) > 0 && shape[0] == 1 {
+					shape = shape[1:] // the batch axis' 1, or more leading ones
+				}
+				if len(shape) >= len(tensors[0].shape) {
+					return nil, unsupported("a constant array of shape %v against a tensor of shape %v (it broadcasts over the batch axis)", arr.Shape, tensors[0].shape)
+				}
+				args[i] = layers.OpArray{Shape: shape, Values: arr.Values, Dtype: arr.Dtype}
+			}
 		}
 		ins := make([]string, 2)
 		for i, a := range args {
 			if _, ok := a.(*val); ok {
 				ins[i], names = names[0], names[1:]
+				continue
+			}
+			if arr, ok := a.(layers.OpArray); ok {
+				if ins[i], err = c.opArray(arr, len(tensors[0].shape), nchw); err != nil {
+					return nil, err
+				}
 				continue
 			}
 			f, ok := cfgNumber(a)
@@ -161,6 +186,62 @@ func binaryOp(op string) convertFn {
 		}
 		return c.finish(c.op(op, ins, ""), nchw, k), nil
 	}
+}
+
+// opArray adds a constant array argument for a tensor of rank r in the
+// tensor's layout (nchw: channels-first, the array of at most r axes).
+func (c *converter) opArray(a layers.OpArray, r int, nchw bool) (string, error) {
+	n := 1
+	for _, d := range a.Shape {
+		if d < 0 || d > 0 && n > 1<<28/d {
+			return "", fmt.Errorf("constant array of shape %v", a.Shape)
+		}
+		n *= d
+	}
+	if n != len(a.Values) {
+		return "", fmt.Errorf("constant array of shape %v holds %d values", a.Shape, len(a.Values))
+	}
+	data := make([]float32, n)
+	for i, v := range a.Values {
+		data[i] = float32(v)
+	}
+	if !nchw || len(a.Shape) <= 1 && n == 1 {
+		return c.constFloats("constant", a.Shape, data), nil
+	}
+	// Right-align the shape to rank r, then move the last axis to 1.
+	full := make([]int, r)
+	for i := range full {
+		full[i] = 1
+	}
+	copy(full[r-len(a.Shape):], a.Shape)
+	perm := toFirst(r)
+	dims := make([]int, r)
+	for i, p := range perm {
+		dims[i] = full[p]
+	}
+	strides := make([]int, r) // of full, row-major
+	st := 1
+	for d := r - 1; d >= 0; d-- {
+		strides[d] = st
+		st *= full[d]
+	}
+	out := make([]float32, n)
+	idx := make([]int, r) // over dims
+	for i := range out {
+		src := 0
+		for d, p := range perm {
+			src += idx[d] * strides[p]
+		}
+		out[i] = data[src]
+		for d := r - 1; d >= 0; d-- {
+			if idx[d]++; idx[d] < dims[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	// The leading batch axis of 1 is dropped: broadcasting adds it back.
+	return c.constFloats("constant", dims[1:], out), nil
 }
 
 func unaryActivation(act string) convertFn {
@@ -237,12 +318,9 @@ func init() {
 }
 
 // channelConst adds per-channel values along Keras' last axis of v: [n]
-// in Keras' layout, [n, 1, 1] channels-first.
+// in Keras' layout, [n, 1, ...] channels-first.
 func (c *converter) channelConst(name string, v *val, data []float32) string {
-	if v.nchw && len(data) > 1 {
-		return c.constFloats(name, []int{len(data), 1, 1}, data)
-	}
-	return c.constFloats(name, []int{len(data)}, data)
+	return c.constFloats(name, channelDims(len(data), len(v.shape), v.nchw), data)
 }
 
 // convertLayerScale (keras.src.applications.convnext): x * gamma along
@@ -372,10 +450,10 @@ func convertNormalization(c *converter, k *call) (*val, error) {
 		sd[i] = float32(math.Max(math.Sqrt(float64(float32(pick(variance)))), epsilon))
 	}
 	xn := c.float(x)
-	nchw := x.nchw && (len(keep) == 0 || slices.Equal(keep, []int{3}))
+	nchw := x.nchw && (len(keep) == 0 || slices.Equal(keep, []int{r - 1}))
 	dims := bshape[1:] // broadcast against the batch
 	if nchw {
-		dims = []int{bshape[3], 1, 1}
+		dims = channelDims(bshape[r-1], r, true)
 	} else if x.nchw {
 		xn = c.keras(x)
 	}
