@@ -179,6 +179,7 @@ func (m *Model) trainFunction() replicaFunctions {
 		m.fns.train = newReplicaFunctions(n, m.name+".train_step", true, func(tr *ops.Trace, in []ops.Tensor) ([]ops.Tensor, error) {
 			// The last input is 1/global_batch, for the loss (see ComputeLoss).
 			tr.SetAttr(lossScaleKey{}, in[len(in)-1])
+			m.setGradientApplier(tr) // fit_distribution.go
 			if ws, ok := m.strategy.(workerStrategy); ok {
 				tr.SetAttr(numReplicasKey{}, ws.GlobalReplicas())
 			} else {

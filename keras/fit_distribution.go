@@ -26,6 +26,25 @@ func (m *Model) applyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
 	return m.optimizer.ApplyGradients(grads, vars)
 }
 
+// setGradientApplier marks a train step's trace under a strategy with a
+// sharded update, so that a custom step's optimizer.ApplyGradients
+// updates the shards, as Model.ApplyGradients does
+// (ops.GradientApplier): Keras' train_step calls
+// self.optimizer.apply_gradients, and ports keep that line.
+func (m *Model) setGradientApplier(tr *ops.Trace) {
+	ga, ok := m.strategy.(gradientApplier)
+	if !ok {
+		return
+	}
+	tr.SetAttr(ops.GradientApplierKey{}, ops.GradientApplier(func(opt any, grads []ops.Tensor, vars []*ops.Variable) error {
+		o, ok := opt.(optimizers.Optimizer)
+		if !ok {
+			return fmt.Errorf("keras: ApplyGradients: %T is not an optimizer", opt)
+		}
+		return ga.ApplyGradients(o, grads, vars)
+	}))
+}
+
 // ApplyGradients applies grads to vars with the model's optimizer as its
 // default train step does, for a custom train step ([TrainStepper]):
 // m.Optimizer().ApplyGradients(grads, vars) under most strategies, and

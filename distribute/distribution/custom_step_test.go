@@ -87,3 +87,84 @@ func TestCustomTrainStepSharded(t *testing.T) {
 		t.Error("ApplyGradients of a model without an optimizer succeeded")
 	}
 }
+
+// optimizerStep is a custom train step as Keras' guide writes it,
+// self.optimizer.apply_gradients(zip(grads, trainable_vars)): it applies
+// its gradients with the model's optimizer itself.
+type optimizerStep struct{ *keras.Model }
+
+func (m optimizerStep) TrainStep(data []ops.Tensor) (ops.Tensor, error) {
+	tape := keras.NewGradientTape()
+	pred := m.Forward(data[0], true)
+	loss := m.CompiledLoss(data[1], pred)
+	grads, err := tape.Gradient(loss, m.TrainableVariables())
+	if err != nil {
+		return ops.Tensor{}, err
+	}
+	return loss, m.Optimizer().ApplyGradients(grads, m.TrainableVariables())
+}
+
+// TestCustomTrainStepOptimizerApplySharded: a custom step that calls the
+// optimizer's own ApplyGradients (the guide's line, kept by ports) trains
+// the shards under a 2x2 ModelParallel, as Model.ApplyGradients does: the
+// weights bitwise as under MirroredStrategy, and each device holding half
+// of the split weights and of their slots (the optimizer hands its
+// gradients to the distribution: without that, every device kept whole
+// weights and whole slots and the layout was silently ignored).
+func TestCustomTrainStepOptimizerApplySharded(t *testing.T) {
+	x, y := tokens(24, 14)
+	run := func(s engine.Strategy, opt optimizers.Optimizer) *keras.Model {
+		layers.SetRandomSeed(2)
+		exit := engine.EnterScope(s)
+		m, err := keras.NewSequential(smallModel()...)
+		if err == nil {
+			err = m.Compile(keras.CompileConfig{Optimizer: opt, Loss: losses.NewSparseCategoricalCrossentropy(losses.FromLogits(true))})
+		}
+		exit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Override(optimizerStep{m})
+		if _, err := m.Fit(x, y, keras.FitConfig{Epochs: 2, BatchSize: 8, Seed: 2, Verbose: keras.VerboseSilent}); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for name, opt := range map[string]func() optimizers.Optimizer{
+		"adam": func() optimizers.Optimizer { return optimizers.NewAdam(optimizers.LearningRate(0.01)) },
+		"sgd": func() optimizers.Optimizer {
+			return optimizers.NewSGD(optimizers.LearningRate(0.1), optimizers.Momentum(0.9))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			mp, err := distribution.NewModelParallel(layoutMap(t, mesh(t, 2, 2)), "batch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := run(mp, opt())
+			mirrored, err := distribute.NewMirroredStrategy("/cpu:0", "/cpu:1", "/cpu:2", "/cpu:3")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := run(mirrored, opt())
+			sameWeights(t, "the optimizer's ApplyGradients under ModelParallel", got, ref)
+			if it := got.Optimizer().Iterations(); it != 6 {
+				t.Errorf("the optimizer counts %d steps, want 6", it)
+			}
+			var weights, slots int64
+			for _, w := range got.Weights() {
+				weights += 4 * int64(w.Shape().Size())
+			}
+			for _, v := range ref.Optimizer().Variables()[1:] { // the slots, not the step count
+				slots += 4 * int64(v.Shape().Size())
+			}
+			mem := mp.Memory()[0]
+			if mem.Shards*2 != weights {
+				t.Errorf("device 0 holds %d B of shards of %d B of weights, want half", mem.Shards, weights)
+			}
+			if mem.Slots > slots/2+64 {
+				t.Errorf("device 0 holds %d B of slots, want about half of the %d B of whole slots", mem.Slots, slots)
+			}
+		})
+	}
+}

@@ -230,6 +230,9 @@ func (o *LossScaleOptimizer) ApplyGradients(grads []ops.Tensor, vars []*ops.Vari
 	if len(grads) == 0 {
 		return nil
 	}
+	if apply := ops.TraceGradientApplier(grads); apply != nil {
+		return apply(o, grads, vars) // a distribution that splits the weights (ops.GradientApplier)
+	}
 	var (
 		tr        *ops.Trace
 		keptGrads []ops.Tensor

@@ -295,6 +295,15 @@ func (b *base) ApplyGradients(grads []ops.Tensor, vars []*ops.Variable) error {
 	if len(grads) == 0 {
 		return nil // a model without trainable variables: nothing to do, as in Keras
 	}
+	if apply := ops.TraceGradientApplier(grads); apply != nil {
+		// A step of a distribution that splits the weights: its devices
+		// update their shards (ops.GradientApplier).
+		self, ok := b.k.(Optimizer)
+		if !ok {
+			return fmt.Errorf("optimizers: %s: cannot hand this optimizer to the distribution's sharded update", b.cfg.name)
+		}
+		return apply(self, grads, vars)
+	}
 	var (
 		tr        *ops.Trace
 		keptGrads []ops.Tensor
