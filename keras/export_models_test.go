@@ -288,3 +288,35 @@ func exportSequenceVolume(t *testing.T) *Model {
 	}
 	return m
 }
+
+// exportRecurrent has the recurrent layers on token embeddings: LSTM,
+// GRU (reset_after both ways) and SimpleRNN, returning sequences or the
+// last output, reading forward and backward (go_backwards), stacked;
+// Bidirectional with each merge mode, with Keras' default backward layer
+// (one ONNX node of both directions), a forward layer that reads
+// backward, and a backward layer of other units; an LSTM after a Conv1D
+// (a channels-first sequence).
+func exportRecurrent(t *testing.T) *Model {
+	ids := layers.Input([]int{7}, layers.WithDtype("int32"), layers.WithName("tokens"))
+	e := layers.Apply(layers.NewEmbedding(20, 5), ids)
+	seq := layers.WithReturnSequences(true)
+	a := layers.Apply(layers.NewLSTM(4, seq), e)
+	a = layers.Apply(layers.NewGRU(3, seq, layers.WithGoBackwards(true)), a)
+	a = layers.Apply(layers.NewSimpleRNN(3, layers.WithActivation("relu")), a)
+	b := layers.Apply(layers.NewBidirectional(layers.NewLSTM(3, seq)), e)
+	b = layers.Apply(layers.NewBidirectional(layers.NewGRU(2, layers.WithResetAfter(false)), layers.WithMergeMode("sum")), b)
+	c := layers.Apply(layers.NewGRU(4, layers.WithGoBackwards(true), layers.WithRecurrentActivation("softsign")), e)
+	d := layers.Apply(layers.NewBidirectional(layers.NewSimpleRNN(2, seq, layers.WithGoBackwards(true)), layers.WithMergeMode("ave")), e)
+	d = layers.Apply(layers.NewFlatten(), d) // in time order: a mean over time would hide the order
+	bw := layers.NewGRU(2, seq, layers.WithGoBackwards(true), layers.WithActivation("softplus"))
+	f := layers.Apply(layers.NewBidirectional(layers.NewGRU(2, seq), layers.WithMergeMode("mul"), layers.WithBackwardLayer(bw)), e)
+	f = layers.Apply(layers.NewFlatten(), layers.Apply(layers.NewBidirectional(layers.NewLSTM(2, seq), layers.WithMergeMode("concat"), layers.WithBackwardLayer(layers.NewLSTM(3, seq, layers.WithGoBackwards(true)))), f))
+	g := layers.Apply(layers.NewConv1D(4, 3, layers.WithPadding("causal")), e)
+	g = layers.Apply(layers.NewLSTM(3, layers.WithUseBias(false), layers.WithActivation("softsign"), layers.WithRecurrentActivation("tanh")), g)
+	out := layers.Apply(layers.NewDense(3), layers.ConcatenateTensors(-1, a, b, c, d, f, g))
+	m, err := NewModel([]*layers.KerasTensor{ids}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

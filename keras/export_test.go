@@ -47,6 +47,7 @@ var exportCases = map[string]exportCase{
 	"shared":          {build: exportShared, shapes: [][]int{{3, 4}}},
 	"two_io":          {build: ioTwoIO, shapes: [][]int{{3, 6}, {3, 5}}},
 	"sequence_volume": {build: exportSequenceVolume, shapes: [][]int{{3, 12, 4}, {3, 5, 6, 4, 2}}},
+	"recurrent":       {build: exportRecurrent, shapes: [][]int{{4, 7}}, ids: 20},
 	// Keras' own files (tools/keras_reference/interop_vectors.py), loaded then exported.
 	"keras_cnn":    {build: exportLoaded("cnn.keras"), shapes: [][]int{{3, 28, 28, 1}}},
 	"keras_resnet": {build: exportLoaded("resnet.keras"), shapes: [][]int{{3, 32, 32, 3}}},
@@ -181,25 +182,25 @@ func TestExportONNXForOnnxruntime(t *testing.T) {
 }
 
 // TestExportRefusesUnsupportedLayers: a model with a layer the exporter
-// cannot write (a recurrent layer, attention, a wrapper, a nested
-// model's such layer) is an error naming the layer and its class, and
-// writes no file.
+// cannot write (a wrapper, attention, a nested model's recurrent layer
+// reading a timestep mask) is an error naming the layer and its class,
+// and writes no file.
 func TestExportRefusesUnsupportedLayers(t *testing.T) {
 	rnn := ioRNN(t)
 	att := ioAttention(t)
-	inner := MustSequential(layers.NewGRU(3, layers.WithInputShape(5, 2)))
-	x := layers.Input([]int{5, 2})
+	inner := MustSequential(layers.NewEmbedding(10, 2, layers.WithMaskZero(true), layers.WithInputShape(5)), layers.NewGRU(3))
+	x := layers.Input([]int{5})
 	outer, err := NewModel([]*layers.KerasTensor{x}, []*layers.KerasTensor{layers.Apply(layers.NewDense(2), inner.Apply(x))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		m            *Model
-		layer, class string
+		m                 *Model
+		layer, class, msg string
 	}{
-		{rnn, rnn.Layers()[0].Name(), "LSTM"},
-		{att, "", "MultiHeadAttention"},
-		{outer, inner.Name() + "/" + inner.Layers()[0].Name(), "GRU"},
+		{rnn, rnn.Layers()[1].Name(), "TimeDistributed", "the exporter writes"},
+		{att, "", "MultiHeadAttention", "the exporter writes"},
+		{outer, inner.Name() + "/" + inner.Layers()[1].Name(), "GRU", "timestep mask"},
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "m.onnx")
@@ -214,8 +215,8 @@ func TestExportRefusesUnsupportedLayers(t *testing.T) {
 		if !errors.As(err, &le) || le.Class != c.class || (c.layer != "" && le.Layer != c.layer) {
 			t.Errorf("%s: error %v; want one naming layer %q of class %s", c.m.Name(), err, c.layer, c.class)
 		}
-		if !strings.Contains(err.Error(), c.class) {
-			t.Errorf("error %q does not name the class %s", err, c.class)
+		if !strings.Contains(err.Error(), c.class) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("error %q does not name the class %s or say %q", err, c.class, c.msg)
 		}
 		if files, _ := os.ReadDir(dir); len(files) != 0 {
 			t.Errorf("%s: a failed export left %d files", c.m.Name(), len(files))

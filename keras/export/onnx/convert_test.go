@@ -165,7 +165,7 @@ func TestUnsupportedAndMalformedLayers(t *testing.T) {
 		unsupported bool
 		msg         string
 	}{
-		{"LSTM", nil, true, "the exporter writes"},
+		{"ConvLSTM2D", nil, true, "the exporter writes"},
 		{"TimeDistributed", nil, true, "the exporter writes"},
 		{"Activation", map[string]any{"activation": "hard_tanh"}, true, `activation "hard_tanh"`},
 		{"Activation", map[string]any{"activation": map[string]any{"class_name": "MyAct"}}, true, "built-in activations"},
@@ -251,7 +251,8 @@ func TestSupportedClasses(t *testing.T) {
 	have := SupportedClasses()
 	for _, c := range []string{"Dense", "Conv2D", "DepthwiseConv2D", "SeparableConv2D", "Conv2DTranspose", "BatchNormalization",
 		"LayerNormalization", "ReLU", "ELU", "LeakyReLU", "Activation", "MaxPooling2D", "AveragePooling2D", "GlobalAveragePooling2D",
-		"GlobalMaxPooling2D", "Flatten", "Reshape", "Dropout", "Add", "Multiply", "Concatenate", "ZeroPadding2D", "Rescaling", "Embedding"} {
+		"GlobalMaxPooling2D", "Flatten", "Reshape", "Dropout", "Add", "Multiply", "Concatenate", "ZeroPadding2D", "Rescaling", "Embedding",
+		"Normalization", "Conv1D", "Conv3D", "MaxPooling1D", "AveragePooling1D", "MaxPooling3D", "AveragePooling3D", "SimpleRNN", "LSTM", "GRU", "Bidirectional"} {
 		if !slices.Contains(have, c) {
 			t.Errorf("%s has no converter", c)
 		}

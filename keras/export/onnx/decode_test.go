@@ -20,6 +20,7 @@ type decodedNode struct {
 	ints            map[string][]int64
 	floats          map[string]float32
 	strs            map[string]string
+	strings         map[string][]string
 }
 
 type decodedTensor struct {
@@ -160,7 +161,7 @@ func decode(t *testing.T, data []byte) *decoded {
 		n := nodes.Get(i).Message()
 		dn := decodedNode{op: get(n, "op_type").String(), name: get(n, "name").String(),
 			inputs: strs(list(n, "input")), outputs: strs(list(n, "output")),
-			ints: map[string][]int64{}, floats: map[string]float32{}, strs: map[string]string{}}
+			ints: map[string][]int64{}, floats: map[string]float32{}, strs: map[string]string{}, strings: map[string][]string{}}
 		as := list(n, "attribute")
 		for j := 0; j < as.Len(); j++ {
 			a := as.Get(j).Message()
@@ -174,6 +175,10 @@ func decode(t *testing.T, data []byte) *decoded {
 				dn.strs[name] = string(get(a, "s").Bytes())
 			case 7:
 				dn.ints[name] = int64List(list(a, "ints"))
+			case 8:
+				for k := 0; k < list(a, "strings").Len(); k++ {
+					dn.strings[name] = append(dn.strings[name], string(list(a, "strings").Get(k).Bytes()))
+				}
 			default:
 				t.Fatalf("node %s: attribute %s of type %v", dn.name, name, get(a, "type").Enum())
 			}
@@ -242,7 +247,9 @@ func validate(t *testing.T, d *decoded) {
 			used[in] = true
 		}
 		for _, o := range n.outputs {
-			define(o, "node "+n.name)
+			if o != "" { // an optional output left out
+				define(o, "node "+n.name)
+			}
 		}
 	}
 	for _, p := range d.outputs {

@@ -26,6 +26,7 @@ func FuzzConvertConfig(f *testing.F) {
 		`{"filters": 4, "kernel_size": 3, "strides": 2, "output_padding": [1, 0], "padding": "valid"}`,
 		`{"filters": 4, "kernel_size": [3], "padding": "causal", "dilation_rate": [2], "groups": 2}`,
 		`{"filters": 4, "kernel_size": [3, 3, 3], "strides": [1, 2, 1], "padding": "same"}`, `{"pool_size": [2, 2, 2], "strides": null, "padding": "same"}`,
+		`{"units": 1, "return_sequences": true, "go_backwards": true, "activation": "relu", "recurrent_activation": "sigmoid", "reset_after": false}`,
 	} {
 		f.Add([]byte(cfg), uint8(i))
 	}
@@ -33,6 +34,7 @@ func FuzzConvertConfig(f *testing.F) {
 	weights := map[string]ops.Shape{
 		"kernel": {3, 3, 2, 4}, "bias": {4}, "gamma": {2}, "beta": {2}, "moving_mean": {2}, "moving_variance": {2},
 		"embeddings": {10, 2}, "depthwise_kernel": {3, 3, 2, 1}, "pointwise_kernel": {1, 1, 2, 4}, "mean": {2}, "variance": {2},
+		"recurrent_kernel": {1, 4},
 	}
 	f.Fuzz(func(t *testing.T, data []byte, class uint8) {
 		var cfg map[string]any
@@ -49,6 +51,8 @@ func FuzzConvertConfig(f *testing.F) {
 			x, kernel = layers.Input([]int{6, 2}), ops.Shape{3, 2, 4}
 		case strings.HasSuffix(c, "3D"):
 			x, kernel = layers.Input([]int{4, 4, 4, 2}), ops.Shape{3, 3, 3, 2, 4}
+		case rnnKinds[c].op != "": // an LSTM of 1 unit fits
+			x, kernel = layers.Input([]int{6, 2}), ops.Shape{2, 4}
 		}
 		l := &stubLayer{Base: layers.NewBase(c), class: c, cfg: cfg}
 		for name, s := range weights {

@@ -85,18 +85,22 @@ const (
 
 // attr is one attribute of a node; exactly one of the value fields is meaningful, by kind.
 type attr struct {
-	name   string
-	kind   int32 // AttributeProto.AttributeType: 1 float, 2 int, 3 string, 6 floats, 7 ints
-	f      float32
-	i      int64
-	s      string
-	floats []float32
-	ints   []int64
+	name    string
+	kind    int32 // AttributeProto.AttributeType: 1 float, 2 int, 3 string, 6 floats, 7 ints, 8 strings
+	f       float32
+	i       int64
+	s       string
+	floats  []float32
+	ints    []int64
+	strings []string
 }
 
 func attrInt(name string, v int) attr       { return attr{name: name, kind: 2, i: int64(v)} }
 func attrFloat(name string, v float64) attr { return attr{name: name, kind: 1, f: float32(v)} }
 func attrString(name, v string) attr        { return attr{name: name, kind: 3, s: v} }
+func attrStrings(name string, vs ...string) attr {
+	return attr{name: name, kind: 8, strings: append([]string(nil), vs...)}
+}
 func attrInts(name string, vs ...int) attr {
 	a := attr{name: name, kind: 7, ints: make([]int64, len(vs))}
 	for i, v := range vs {
@@ -165,6 +169,12 @@ func (b *builder) op(op string, inputs []string, out string, attrs ...attr) stri
 	}
 	b.nodes = append(b.nodes, node{op: op, name: b.fresh(b.scope + "/" + op + "_node"), inputs: inputs, outputs: []string{out}, attrs: attrs})
 	return out
+}
+
+// opOuts appends a node of several outputs under the current scope:
+// outs[i] names output i, "" leaving an optional output out.
+func (b *builder) opOuts(op string, inputs, outs []string, attrs ...attr) {
+	b.nodes = append(b.nodes, node{op: op, name: b.fresh(b.scope + "/" + op + "_node"), inputs: inputs, outputs: outs, attrs: attrs})
 }
 
 // constFloats adds a float32 initializer named scope/name.

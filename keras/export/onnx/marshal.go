@@ -92,6 +92,10 @@ func (b *builder) marshal(name string) ([]byte, error) {
 				for _, i := range a.ints {
 					am.add("ints", i)
 				}
+			case 8:
+				for _, s := range a.strings {
+					am.add("strings", []byte(s))
+				}
 			default:
 				return nil, fmt.Errorf("onnx: attribute %q of node %q has no known type %d", a.name, n.name, a.kind)
 			}

@@ -82,6 +82,7 @@ func onnxFile() *descriptorpb.FileDescriptorProto {
 		{name: "t", number: 5, typ: tMessage, typeName: ".onnx.TensorProto"},
 		{name: "floats", number: 7, typ: tFloat, repeated: true},
 		{name: "ints", number: 8, typ: tInt64, repeated: true},
+		{name: "strings", number: 9, typ: tBytes, repeated: true},
 		{name: "doc_string", number: 13, typ: tString},
 		{name: "type", number: 20, typ: tEnum, typeName: ".onnx.AttributeProto.AttributeType"},
 	})

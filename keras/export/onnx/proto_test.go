@@ -33,6 +33,8 @@ func TestWireBytes(t *testing.T) {
 		{"AttributeProto{ints: [1, 300]}", s.newMsg("AttributeProto").add("ints", int64(1), int64(300)),
 			// proto2 repeated scalars, unpacked as onnx.proto declares them.
 			[]byte{0x40, 1, 0x40, 0xac, 0x02}},
+		{"AttributeProto{strings: [\"Tanh\", \"\"]}", s.newMsg("AttributeProto").add("strings", []byte("Tanh"), []byte{}),
+			[]byte{0x4a, 4, 'T', 'a', 'n', 'h', 0x4a, 0}},
 		{"AttributeProto{f: 0.5}", s.newMsg("AttributeProto").set("f", float32(0.5)), []byte{0x15, 0, 0, 0, 0x3f}},
 		{"TensorProto{dims: [2], data_type: FLOAT, name: \"w\", raw_data}", s.newMsg("TensorProto").add("dims", int64(2)).set("data_type", int32(1)).set("name", "w").set("raw_data", []byte{1, 2}),
 			[]byte{0x08, 2, 0x10, 1, 0x42, 1, 'w', 0x4a, 2, 1, 2}},
