@@ -239,6 +239,7 @@ func TestMultiWorkerMPI(t *testing.T) {
 	t.Run("Collectives", func(t *testing.T) { mpiCollectives(t, bin) })
 	t.Run("Timeout", func(t *testing.T) { mpiTimeout(t, bin) })
 	t.Run("KillAndResume", func(t *testing.T) { mpiKillAndResume(t, bin) })
+	t.Run("Preemption", func(t *testing.T) { mpiPreemption(t, bin) })
 	t.Run("Disagree", func(t *testing.T) { mpiDisagree(t, bin) })
 	t.Run("Logs", func(t *testing.T) { mpiLogs(t, bin) })
 	t.Run("Sharding", func(t *testing.T) { mpiSharding(t, bin) })

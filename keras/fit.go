@@ -97,6 +97,16 @@ type InitialEpochSetter interface {
 	InitialEpoch() (epoch int, ok bool)
 }
 
+// InitialStepSetter is implemented by callbacks that resume Fit in the
+// middle of an epoch (BackupAndRestore restoring a backup made after a
+// batch): when InitialStep reports true, Fit skips the first step batches
+// of its initial epoch (they were trained before the backup) and trains
+// from the next, so that the resumed run sees the batches the
+// uninterrupted one would have. It is asked after InitialEpochSetter.
+type InitialStepSetter interface {
+	InitialStep() (step int, ok bool)
+}
+
 // EvaluateConfig is model.evaluate's keyword arguments. The zero value
 // works (batch size 32, every batch); negative values are errors.
 type EvaluateConfig struct {
@@ -388,10 +398,16 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 	if err := cbs.event(func(c Callback, l Logs) error { return c.OnTrainBegin(l) }); err != nil {
 		return hist, err
 	}
+	skip := 0
 	for _, c := range cbs {
 		if s, ok := c.(InitialEpochSetter); ok {
 			if e, ok := s.InitialEpoch(); ok {
 				cfg.InitialEpoch = e
+			}
+		}
+		if s, ok := c.(InitialStepSetter); ok {
+			if n, ok := s.InitialStep(); ok {
+				skip = n
 			}
 		}
 	}
@@ -404,6 +420,20 @@ func (m *Model) Fit(x, y any, cfg FitConfig) (hist *History, err error) {
 		}
 		pass := train.Pass(ctx, epoch)
 		step := 0
+		// Resuming inside the epoch: its first batches were trained before
+		// the backup. They are read and dropped, so the pass goes on with
+		// the batch that came next (the same shuffle, the same shards).
+		for ; step < skip; step++ {
+			if _, ok := pass.Next(); !ok {
+				err := pass.Err()
+				pass.Close()
+				if err == nil {
+					err = fmt.Errorf("the epoch has fewer than the %d batches the backup says were trained", skip)
+				}
+				return hist, fmt.Errorf("keras: Fit: resuming epoch %d at batch %d: %w", epoch+1, skip, err)
+			}
+		}
+		skip = 0
 		spe := max(m.stepsPerExecution, 1)
 		for cfg.StepsPerEpoch <= 0 || step < cfg.StepsPerEpoch {
 			if err := ctx.Err(); err != nil {

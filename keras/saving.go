@@ -52,6 +52,7 @@ const KerasVersion = "3.x-compatible (gokeras)"
 const (
 	optimizerPrefix   = "optimizer/"
 	ckptEpochKey      = "checkpoint/epoch"
+	ckptStepKey       = "checkpoint/step" // batches done in the epoch to resume (absent: 0)
 	ckptLRKey         = "checkpoint/learning_rate"
 	ckptInputShapeKey = "checkpoint/input_shape"
 )

@@ -254,8 +254,21 @@ func (m *Model) SaveCheckpoint(path string) error {
 // SaveCheckpointEpoch is [Model.SaveCheckpoint] recording epoch as the
 // epoch to resume at.
 func (m *Model) SaveCheckpointEpoch(path string, epoch int) error {
+	return m.SaveCheckpointAt(path, epoch, 0)
+}
+
+// SaveCheckpointAt is [Model.SaveCheckpoint] in the middle of an epoch:
+// step batches of epoch (counted from 0) are done, and a Fit resuming
+// from it ([Model.RestoreCheckpointAt], BackupAndRestore) skips them and
+// trains the epoch's next batch, as TensorFlow's BackupAndRestore resumes
+// at the saved batch. The random generators' states are in the file, so
+// the resumed run draws what the uninterrupted one would have.
+func (m *Model) SaveCheckpointAt(path string, epoch, step int) error {
 	if err := m.usable("SaveCheckpoint"); err != nil {
 		return err
+	}
+	if step < 0 {
+		return fmt.Errorf("keras: SaveCheckpoint %s: negative step %d", path, step)
 	}
 	if !strings.HasSuffix(path, ".npz") {
 		return fmt.Errorf("keras: SaveCheckpoint %s: the file name must end in .npz", path)
@@ -276,6 +289,11 @@ func (m *Model) SaveCheckpointEpoch(path string, epoch int) error {
 		}
 		if err := nw.addInt64(ckptEpochKey, nil, []int64{int64(epoch)}); err != nil {
 			return err
+		}
+		if step > 0 {
+			if err := nw.addInt64(ckptStepKey, nil, []int64{int64(step)}); err != nil {
+				return err
+			}
 		}
 		if len(m.inputs) == 1 {
 			s := m.inputs[0].Shape()[1:]
@@ -305,64 +323,89 @@ func (m *Model) SaveCheckpointEpoch(path string, epoch int) error {
 // checksums is an error naming the file and the array; checkpoints written
 // before checksums were stored still load (the zip CRC-32 of each member is
 // still checked).
+//
+// A checkpoint written in the middle of an epoch ([Model.SaveCheckpointAt])
+// returns that epoch: passed as InitialEpoch, Fit trains it again from its
+// first batch with the restored weights (Keras 3's BackupAndRestore does
+// so); [Model.RestoreCheckpointAt] also returns the batches to skip.
 func (m *Model) RestoreCheckpoint(path string) (epoch int, err error) {
-	if err := m.usable("RestoreCheckpoint"); err != nil {
-		return 0, err
-	}
-	epoch, err = m.restoreCheckpoint(path)
-	if err != nil {
-		return 0, fmt.Errorf("keras: RestoreCheckpoint %s: %w", path, err)
-	}
-	return epoch, nil
+	epoch, _, err = m.RestoreCheckpointAt(path)
+	return epoch, err
 }
 
-func (m *Model) restoreCheckpoint(path string) (int, error) {
+// RestoreCheckpointAt is [Model.RestoreCheckpoint] returning, with the
+// epoch to resume at, the batches of it already done (0 for a checkpoint
+// of an epoch's end).
+func (m *Model) RestoreCheckpointAt(path string) (epoch, step int, err error) {
+	if err := m.usable("RestoreCheckpoint"); err != nil {
+		return 0, 0, err
+	}
+	epoch, step, err = m.restoreCheckpoint(path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("keras: RestoreCheckpoint %s: %w", path, err)
+	}
+	return epoch, step, nil
+}
+
+func (m *Model) restoreCheckpoint(path string) (int, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	r, err := newNPZReader(f, st.Size())
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if !r.has(ckptEpochKey) {
-		return 0, fmt.Errorf("no %q array: not a checkpoint (use LoadWeights for weights files)", ckptEpochKey)
+		return 0, 0, fmt.Errorf("no %q array: not a checkpoint (use LoadWeights for weights files)", ckptEpochKey)
 	}
 	a, err := r.read(ckptEpochKey, atMost(1))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	ep, err := a.int64s()
 	if err != nil || len(ep) != 1 || ep[0] < 0 {
-		return 0, fmt.Errorf("%q is not a non-negative integer scalar", ckptEpochKey)
+		return 0, 0, fmt.Errorf("%q is not a non-negative integer scalar", ckptEpochKey)
+	}
+	step := 0
+	if r.has(ckptStepKey) {
+		a, err := r.read(ckptStepKey, atMost(1))
+		if err != nil {
+			return 0, 0, err
+		}
+		st, err := a.int64s()
+		if err != nil || len(st) != 1 || st[0] < 0 || st[0] > math.MaxInt32 {
+			return 0, 0, fmt.Errorf("%q is not a non-negative integer scalar", ckptStepKey)
+		}
+		step = int(st[0])
 	}
 	if !m.Built() && m.sequential && r.has(ckptInputShapeKey) {
 		a, err := r.read(ckptInputShapeKey, atMost(maxNPYRank))
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		dims, err := a.int64s()
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", ckptInputShapeKey, err)
+			return 0, 0, fmt.Errorf("%s: %w", ckptInputShapeKey, err)
 		}
 		shape := make(ops.Shape, len(dims))
 		for i, d := range dims {
 			if d <= 0 {
-				return 0, fmt.Errorf("%s: bad input shape %v", ckptInputShapeKey, dims)
+				return 0, 0, fmt.Errorf("%s: bad input shape %v", ckptInputShapeKey, dims)
 			}
 			shape[i] = int(d)
 		}
 		if err := m.build(shape); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	if !m.Built() {
-		return 0, m.notBuilt()
+		return 0, 0, m.notBuilt()
 	}
 	var apply func() error
 	if m.hasStructKeys(r) {
@@ -371,19 +414,19 @@ func (m *Model) restoreCheckpoint(path string) (int, error) {
 		apply, err = m.npzNamedRestore(r)
 	}
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	seeds, err := m.readSeedStates(r)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := apply(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := seeds(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return int(ep[0]), nil
+	return int(ep[0]), step, nil
 }
 
 // hasStructKeys reports whether an npz archive keys variables by

@@ -20,6 +20,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -65,7 +66,7 @@ func main() {
 	flag.IntVar(&c.replicas, "replicas", 1, "local replicas per worker (logical CPUs when there is no GPU)")
 	flag.Int64Var(&c.seed, "seed", 0, "random seed for weights and shuffling")
 	flag.IntVar(&c.verbose, "verbose", keras.VerboseEpoch, "Fit verbosity on the chief, as Keras' verbose: 0 silent, 1 progress bar, 2 one line per epoch (1 and 2 also print the chief's peak RSS)")
-	flag.StringVar(&c.backupDir, "backup-dir", "", "BackupAndRestore directory: a job started again after a failure resumes at the last completed epoch")
+	flag.StringVar(&c.backupDir, "backup-dir", "", "BackupAndRestore directory: a job started again after a failure resumes at the last completed epoch; after a SIGTERM to any worker (a preemption), at the batch every worker backed up before exiting")
 	flag.BoolVar(&c.customLoop, "custom-loop", false, "train with the tutorial's custom training loop instead of Fit")
 	flag.Float64Var(&c.learningRate, "learning-rate", 0.001, "SGD learning rate (the tutorial's 0.001)")
 	flag.BoolVar(&c.ring, "ring", false, "all-reduce with our ring (RING) instead of MPI_Allreduce (AUTO)")
@@ -83,7 +84,12 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(c); err != nil {
+	if err := run(c); errors.Is(err, callbacks.ErrPreempted) {
+		// Every worker backed up at the same batch: a clean exit, so the
+		// cluster manager restarts the job, which resumes there.
+		fmt.Println("multi_worker:", err)
+		return
+	} else if err != nil {
 		log.Fatal(err)
 	}
 }
@@ -269,7 +275,7 @@ func fit(c config, strategy *distribute.MultiWorkerMirroredStrategy, ds *dataset
 	}
 	var cbs []keras.Callback
 	if c.backupDir != "" {
-		cbs = append(cbs, callbacks.NewBackupAndRestore(c.backupDir))
+		cbs = append(cbs, callbacks.NewBackupAndRestore(c.backupDir, callbacks.SaveBeforePreemption(true)))
 	}
 	verbose := c.verbose
 	if !chief {

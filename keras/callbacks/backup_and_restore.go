@@ -25,11 +25,23 @@ const BackupFile = "latest.checkpoint.npz"
 // optimizer from it and Fit resumes at the epoch after the backed-up one
 // (through keras.InitialEpochSetter).
 //
+// SaveFreq(n), a number of batches, backs up after every n-th batch
+// instead (counted across epochs, as Keras counts them); such a backup
+// records the batch, and Fit resumes at the next one (keras.InitialStepSetter):
+// the batches before it are skipped, the random generators' states are
+// the backup's, so the resumed run trains as the uninterrupted one would
+// have. The resumed epoch's logged metrics average its remaining batches
+// only. With SaveBeforePreemption(true) a SIGTERM (or a
+// PreemptionWatcher's notice) on any worker makes every worker back up at
+// the end of the same batch, and Fit returns an error wrapping
+// ErrPreempted (TensorFlow's PreemptionCheckpointHandler; tf.keras'
+// save_before_preemption).
+//
 // When Fit completes (all epochs, or stopped by a callback such as
 // EarlyStopping) the backup is deleted, unless DeleteCheckpoint(false); a
-// Fit interrupted in the middle of an epoch (its Context cancelled) keeps
-// it. Options and Keras' defaults: SaveFreq("epoch") (the only frequency
-// supported), DeleteCheckpoint(true).
+// Fit interrupted in the middle of an epoch (its Context cancelled,
+// preempted) keeps it. Options and Keras' defaults: SaveFreq("epoch"),
+// DeleteCheckpoint(true), SaveBeforePreemption(false).
 //
 // The model to restore must be the one backed up, compiled the same way.
 //
@@ -43,21 +55,30 @@ type BackupAndRestore struct {
 	dir     string
 	s       settings
 	err     error
+	freq    int // batches between backups; 0: at the end of each epoch only
 	resume  int
+	step    int // batches of the resumed epoch done before the backup
 	resumed bool
 	inEpoch bool
+	epoch   int // in progress
+	batches int // since the last backup
+	watch   *preemptionWatch
 }
 
 // NewBackupAndRestore makes a BackupAndRestore callback backing up to backupDir.
 func NewBackupAndRestore(backupDir string, opts ...Option) *BackupAndRestore {
-	s, err := newSettings("BackupAndRestore", []string{"save_freq", "delete_checkpoint"}, opts)
+	s, err := newSettings("BackupAndRestore", []string{"save_freq", "delete_checkpoint", "save_before_preemption", "termination_watcher_fn"}, opts)
 	if err == nil && backupDir == "" {
 		err = errors.New("callbacks: BackupAndRestore: empty backup_dir")
 	}
-	if err == nil && s.saveFreq != "epoch" {
-		err = fmt.Errorf("callbacks: BackupAndRestore: save_freq %v is not supported: only \"epoch\"", s.saveFreq)
+	var freq int
+	if err == nil {
+		freq, err = frequency("BackupAndRestore", "save_freq", s.saveFreq, false)
 	}
-	return &BackupAndRestore{dir: backupDir, s: s, err: err}
+	if err == nil && s.preemptionWatcher != nil && !s.saveBeforePreemption {
+		err = errors.New("callbacks: BackupAndRestore: a PreemptionWatcher needs SaveBeforePreemption(true)")
+	}
+	return &BackupAndRestore{dir: backupDir, s: s, err: err, freq: freq}
 }
 
 // Err returns the error of the options the callback was made with.
@@ -71,37 +92,85 @@ func (c *BackupAndRestore) OnTrainBegin(keras.Logs) error {
 	if c.err != nil {
 		return c.err
 	}
-	c.resumed, c.inEpoch = false, false
+	c.resumed, c.inEpoch, c.step, c.batches = false, false, 0, 0
+	if c.s.saveBeforePreemption {
+		c.watch.stop()
+		c.watch = startPreemptionWatch(c.s.preemptionWatcher)
+	}
 	if _, err := os.Stat(c.Path()); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
 		return fmt.Errorf("callbacks: BackupAndRestore: %w", err)
 	}
-	epoch, err := c.Model.RestoreCheckpoint(c.Path())
+	epoch, step, err := c.Model.RestoreCheckpointAt(c.Path())
 	if err != nil {
 		return fmt.Errorf("callbacks: BackupAndRestore: %w", err)
 	}
-	c.resume, c.resumed = epoch, true
+	c.resume, c.step, c.resumed = epoch, step, true
 	if c.s.verbose > 0 {
-		fmt.Fprintf(c.s.out, "BackupAndRestore: resuming at epoch %d from %s\n", epoch+1, c.Path())
+		fmt.Fprintf(c.s.out, "BackupAndRestore: resuming at epoch %d, batch %d from %s\n", epoch+1, step+1, c.Path())
 	}
 	return nil
 }
+
+// InitialStep implements keras.InitialStepSetter: the batches of the
+// resumed epoch trained before a backup made after a batch.
+func (c *BackupAndRestore) InitialStep() (int, bool) { return c.step, c.resumed && c.step > 0 }
 
 // InitialEpoch implements keras.InitialEpochSetter: the epoch after the
 // backed-up one, when a backup was restored.
 func (c *BackupAndRestore) InitialEpoch() (int, bool) { return c.resume, c.resumed }
 
 // OnEpochBegin implements keras.Callback.
-func (c *BackupAndRestore) OnEpochBegin(int, keras.Logs) error {
-	c.inEpoch = true
+func (c *BackupAndRestore) OnEpochBegin(epoch int, _ keras.Logs) error {
+	c.inEpoch, c.epoch = true, epoch
 	return nil
+}
+
+// OnTrainBatchEnd implements keras.Callback: the backup every save_freq
+// batches, and the one before a preemption.
+func (c *BackupAndRestore) OnTrainBatchEnd(batch int, _ keras.Logs) error {
+	c.batches++
+	if c.freq > 0 && c.batches >= c.freq {
+		if err := c.backup(c.epoch, batch+1); err != nil {
+			return err
+		}
+	}
+	if c.watch == nil {
+		return nil
+	}
+	preempted, err := c.watch.agreed(c.Model)
+	if err != nil || !preempted {
+		return err
+	}
+	if c.batches > 0 { // not just written by save_freq
+		if err := c.backup(c.epoch, batch+1); err != nil {
+			return err
+		}
+	}
+	// Fit returns at once, without OnTrainEnd: the watch ends here.
+	c.watch.stop()
+	c.watch = nil
+	return fmt.Errorf("callbacks: BackupAndRestore: %w at epoch %d, batch %d, in %s", ErrPreempted, c.epoch+1, batch+1, c.Path())
 }
 
 // OnEpochEnd implements keras.Callback: it backs up the model.
 func (c *BackupAndRestore) OnEpochEnd(epoch int, _ keras.Logs) error {
 	c.inEpoch = false
-	dir, path, cleanup, err := c.writePath() // the chief writes Path() (chief.go)
+	if c.freq > 0 {
+		return nil // every save_freq batches only, as Keras
+	}
+	return c.backup(epoch+1, 0)
+}
+
+// backup writes the checkpoint of step batches done in epoch (the chief
+// to Path(), the other workers to a temporary directory: chief.go).
+func (c *BackupAndRestore) backup(epoch, step int) error {
+	c.batches = 0
+	if step > 0 && c.Params.Steps > 0 && step >= c.Params.Steps {
+		epoch, step = epoch+1, 0 // after the epoch's last batch: resume at the next epoch
+	}
+	dir, path, cleanup, err := c.writePath()
 	if err != nil {
 		return err
 	}
@@ -109,7 +178,7 @@ func (c *BackupAndRestore) OnEpochEnd(epoch int, _ keras.Logs) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("callbacks: BackupAndRestore: %w", err)
 	}
-	if err := c.Model.SaveCheckpointEpoch(path, epoch+1); err != nil {
+	if err := c.Model.SaveCheckpointAt(path, epoch, step); err != nil {
 		return fmt.Errorf("callbacks: BackupAndRestore: %w", err)
 	}
 	return cleanup()
@@ -118,6 +187,8 @@ func (c *BackupAndRestore) OnEpochEnd(epoch int, _ keras.Logs) error {
 // OnTrainEnd implements keras.Callback: when training completed, it
 // deletes the backup (and the directory, if that leaves it empty).
 func (c *BackupAndRestore) OnTrainEnd(keras.Logs) error {
+	c.watch.stop()
+	c.watch = nil
 	if c.inEpoch || !c.s.deleteCheckpoint {
 		return nil // interrupted: keep the backup to resume from
 	}

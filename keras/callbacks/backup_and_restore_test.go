@@ -94,8 +94,16 @@ func TestBackupAndRestoreOptions(t *testing.T) {
 	if err != nil || len(h.Epoch) != 0 {
 		t.Errorf("nothing left to do: %v epochs, %v", h.Epoch, err)
 	}
-	if err := NewBackupAndRestore(dir, SaveFreq(10)).Err(); err == nil {
-		t.Error("save_freq 10 accepted")
+	for _, f := range []any{0, -1, "batch", "often", 2.5} {
+		if err := NewBackupAndRestore(dir, SaveFreq(f)).Err(); err == nil {
+			t.Errorf("save_freq %v accepted", f)
+		}
+	}
+	if err := NewBackupAndRestore(dir, SaveFreq(10)).Err(); err != nil {
+		t.Errorf("save_freq 10: %v", err)
+	}
+	if err := NewBackupAndRestore(dir, PreemptionWatcher(func() bool { return false })).Err(); err == nil {
+		t.Error("a PreemptionWatcher without SaveBeforePreemption accepted")
 	}
 	if err := NewBackupAndRestore("").Err(); err == nil {
 		t.Error("empty backup_dir accepted")

@@ -43,6 +43,8 @@ type settings struct {
 	histogramFreq         int
 	updateFreq            any
 	deleteCheckpoint      bool
+	saveBeforePreemption  bool
+	preemptionWatcher     func() bool
 	out                   io.Writer
 }
 
@@ -109,8 +111,7 @@ func SaveWeightsOnly(b bool) Option {
 }
 
 // SaveFreq is "epoch" (the default: save at the end of every epoch) or a
-// number of batches between saves (ModelCheckpoint). BackupAndRestore
-// supports "epoch" only.
+// number of batches between saves (ModelCheckpoint, BackupAndRestore).
 func SaveFreq(freq any) Option { return func(s *settings) { s.saveFreq = freq; s.mark("save_freq") } }
 
 // InitialValueThreshold is the best value a checkpoint must beat at first
@@ -144,6 +145,25 @@ func UpdateFreq(freq any) Option {
 // (BackupAndRestore; default true).
 func DeleteCheckpoint(b bool) Option {
 	return func(s *settings) { s.deleteCheckpoint = b; s.mark("delete_checkpoint") }
+}
+
+// SaveBeforePreemption makes BackupAndRestore back up when this worker,
+// or any worker of its cluster, is told it will be preempted (SIGTERM, or
+// a PreemptionWatcher that reports true), at the end of the same batch on
+// every worker, and stop Fit with an error wrapping ErrPreempted
+// (tf.keras' save_before_preemption, TensorFlow's
+// PreemptionCheckpointHandler for Fit).
+func SaveBeforePreemption(b bool) Option {
+	return func(s *settings) { s.saveBeforePreemption = b; s.mark("save_before_preemption") }
+}
+
+// PreemptionWatcher adds a preemption notice to SIGTERM's for
+// SaveBeforePreemption: f is called after every batch and reports whether
+// this worker is about to be preempted (a cluster's notice file or
+// metadata endpoint; TensorFlow's TerminationConfig.termination_watcher_fn).
+// It must be fast and must not block.
+func PreemptionWatcher(f func() bool) Option {
+	return func(s *settings) { s.preemptionWatcher = f; s.mark("termination_watcher_fn") }
 }
 
 // Output receives the messages of verbose callbacks (default os.Stdout).
