@@ -157,11 +157,12 @@ func TestMWWorkerCollectives(t *testing.T) {
 				t.Errorf("%v: replica %d: in-graph all-reduce %v, want 66", impl, r, v.Data[0])
 			}
 		}
-		// A global batch too small for every worker fails on every
-		// worker alike (none waits in a collective for the others).
+		// A global batch too small for every worker trains: the workers
+		// without rows run the step's collectives with zero gradients
+		// (TestMultiWorkerMPI/EmptyWorkers compares the weights).
 		small := smallCNNModel(t, s)
 		x, y := images(w, 8, 8, 4)
-		if _, err := small.Fit(x, y, keras.FitConfig{BatchSize: w, Verbose: keras.VerboseSilent}); err == nil || !strings.Contains(err.Error(), "without data") {
+		if _, err := small.Fit(x, y, keras.FitConfig{BatchSize: w, Verbose: keras.VerboseSilent}); err != nil {
 			t.Errorf("%v: Fit on a global batch of %d over %d workers x 2 replicas: %v", impl, w, w, err)
 		}
 		if err := s.Barrier(); err != nil {

@@ -81,11 +81,12 @@ func (w *workerReplicas) RunReplicas(fn func(rc ops.ReplicaContext) error) error
 
 // ShardBatch returns this worker's rows of a global batch: the global
 // batch is split over all replicas (balanced, larger parts first) and a
-// worker takes the parts of its replicas. In training a batch that leaves
-// a worker without rows is an error on every worker; in evaluation and
-// prediction that worker gets nil (it skips the step).
+// worker takes the parts of its replicas. A worker the batch leaves
+// without rows gets nil: in training it runs the step's collectives with
+// zero gradients (package keras), as TensorFlow feeds it an empty batch;
+// in evaluation and prediction it skips the step.
 func (w *workerReplicas) ShardBatch(batch []ops.Value, training bool) ([]ops.Value, error) {
-	return shardBatch(batch, w.s.workers, w.s.nLocal, w.s.coll.rank(), !training)
+	return shardBatch(batch, w.s.workers, w.s.nLocal, w.s.coll.rank(), true)
 }
 
 // replicaOffsetKey is the trace attribute holding the global id of the

@@ -240,6 +240,7 @@ func TestMultiWorkerMPI(t *testing.T) {
 	t.Run("Timeout", func(t *testing.T) { mpiTimeout(t, bin) })
 	t.Run("KillAndResume", func(t *testing.T) { mpiKillAndResume(t, bin) })
 	t.Run("Preemption", func(t *testing.T) { mpiPreemption(t, bin) })
+	t.Run("EmptyWorkers", func(t *testing.T) { mpiEmptyWorkers(t, bin) })
 	t.Run("Disagree", func(t *testing.T) { mpiDisagree(t, bin) })
 	t.Run("Logs", func(t *testing.T) { mpiLogs(t, bin) })
 	t.Run("Sharding", func(t *testing.T) { mpiSharding(t, bin) })

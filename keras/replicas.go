@@ -114,8 +114,16 @@ func (m *Model) runReplicated(fns replicaFunctions, batch []ops.Value, scale boo
 				return nil, err
 			}
 		}
+		global := batch
 		if batch, err = ws.ShardBatch(batch, scale); err != nil {
 			return nil, err
+		}
+		if batch == nil && scale {
+			// No rows for this process in a training step: it still
+			// takes part in the step's collectives, with zeros (TF feeds
+			// such a worker an empty batch), so the others' all-reduces
+			// find it and its weights stay in step.
+			return make([][]ops.Value, n), runEmptyStep(m.strategy, fns, global, inv)
 		}
 		if batch == nil {
 			return make([][]ops.Value, n), nil
@@ -135,6 +143,50 @@ func (m *Model) runReplicated(fns replicaFunctions, batch []ops.Value, scale boo
 	return runReplicas(m.strategy, fns, parts)
 }
 
+// runEmptyStep runs a training step on a process that got no rows of the
+// global batch: every local replica runs the empty variant (the
+// collectives, with zero gradients and no loss) of the step's program,
+// traced for one row of the global batch's shapes (the program's hooks
+// and collectives do not depend on the batch size).
+func runEmptyStep(s engine.Strategy, fns replicaFunctions, global []ops.Value, inv ops.Value) error {
+	shapes := make([]ops.Shape, 0, len(global)+1)
+	for _, v := range global {
+		shapes = append(shapes, append(ops.Shape{1}, v.Shape[1:]...))
+	}
+	shapes = append(shapes, inv.Shape)
+	configureWorkerFunctions(s, fns)
+	prog, err := fns[0].Program(shapes)
+	if err != nil {
+		return err
+	}
+	if ws, ok := s.(workerStrategy); ok {
+		if err := ws.SyncVariables(prog.Variables()); err != nil {
+			return err
+		}
+	}
+	return s.RunReplicas(func(rc ops.ReplicaContext) error { return prog.RunEmpty(rc) })
+}
+
+// configureWorkerFunctions gives the step functions of a multi-process
+// strategy the replica count of every process (ReplicaContext's
+// NumReplicasInSync, ScaleRegularizationLoss) and each local replica's
+// attributes.
+func configureWorkerFunctions(s engine.Strategy, fns replicaFunctions) {
+	ws, ok := s.(workerStrategy)
+	if !ok {
+		return
+	}
+	for r, f := range fns {
+		f.Replicas = ws.GlobalReplicas()
+		for k, v := range ws.ReplicaAttrs(r) {
+			if f.Attrs == nil {
+				f.Attrs = map[any]any{}
+			}
+			f.Attrs[k] = v
+		}
+	}
+}
+
 // runReplicas runs one step on every replica of s: fns[r] on parts[r]
 // (nil: that replica got no data). Programs are traced first, in replica
 // order and on this goroutine (tracing touches shared model state); then
@@ -145,19 +197,7 @@ func runReplicas(s engine.Strategy, fns replicaFunctions, parts [][]ops.Value) (
 	if len(parts) != n || s.NumReplicasInSync() != n {
 		return nil, fmt.Errorf("inputs for %d replicas, functions for %d, strategy with %d", len(parts), n, s.NumReplicasInSync())
 	}
-	if ws, ok := s.(workerStrategy); ok {
-		// Traced steps count the replicas of every process
-		// (ReplicaContext.NumReplicasInSync, ScaleRegularizationLoss).
-		for r, f := range fns {
-			f.Replicas = ws.GlobalReplicas()
-			for k, v := range ws.ReplicaAttrs(r) {
-				if f.Attrs == nil {
-					f.Attrs = map[any]any{}
-				}
-				f.Attrs[k] = v
-			}
-		}
-	}
+	configureWorkerFunctions(s, fns)
 	progs := make([]*engine.Program, n)
 	first := -1
 	for r, part := range parts {
