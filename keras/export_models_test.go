@@ -320,3 +320,61 @@ func exportRecurrent(t *testing.T) *Model {
 	}
 	return m
 }
+
+// exportAttention has MultiHeadAttention over a query and a value of
+// other lengths, with a key of its own, an output_shape, no biases, and
+// self-attention under the causal mask.
+func exportAttention(t *testing.T) *Model {
+	q := layers.Input([]int{5, 3}, layers.WithName("query"))
+	v := layers.Input([]int{4, 3}, layers.WithName("value"))
+	key := layers.Input([]int{4, 2}, layers.WithName("key"))
+	a := layers.Apply(layers.NewMultiHeadAttention(2, 3, layers.WithValueDim(4)), q, v)
+	b := layers.Apply(layers.NewMultiHeadAttention(3, 2, layers.WithOutputShape(5), layers.WithUseBias(false)), q, v, key)
+	self := layers.NewMultiHeadAttention(2, 2)
+	self.UseCausalMask = true
+	c := layers.Apply(self, q, q)
+	out := layers.Apply(layers.NewDense(3), layers.ConcatenateTensors(-1, a, b, c))
+	m, err := NewModel([]*layers.KerasTensor{q, v, key}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportEncoder is a BERT-style encoder: token and segment embeddings
+// summed and normalized, then two blocks of multi-head self-attention
+// (the first masking the padding tokens, id 0, through the token
+// embedding's mask; the second causal), each with a residual Add and
+// LayerNormalization, and a feed-forward Dense(gelu) + Dense with its
+// own; the mean of the steps and a Dense head, and the sequence; and
+// the masked self-attention of the token embeddings, averaged.
+func exportEncoder(t *testing.T) *Model {
+	const d = 8
+	tokens := layers.Input([]int{8}, layers.WithDtype("int32"), layers.WithName("tokens"))
+	segments := layers.Input([]int{8}, layers.WithDtype("int32"), layers.WithName("segments"))
+	e := layers.Apply(layers.NewEmbedding(20, d, layers.WithMaskZero(true)), tokens)
+	x := layers.AddTensors(e, layers.Apply(layers.NewEmbedding(20, d), segments))
+	x = layers.Apply(layers.NewLayerNormalization(layers.WithEpsilon(1e-12)), x)
+	block := func(x, value *layers.KerasTensor, causal bool) *layers.KerasTensor {
+		mha := layers.NewMultiHeadAttention(4, 2)
+		mha.UseCausalMask = causal
+		a := layers.Apply(layers.NewDropout(0.1), layers.Apply(mha, x, value))
+		h := layers.Apply(layers.NewLayerNormalization(layers.WithEpsilon(1e-12)), layers.AddTensors(x, a))
+		f := layers.Apply(layers.NewDense(2*d, layers.WithActivation("gelu")), h)
+		f = layers.Apply(layers.NewDropout(0.1), layers.Apply(layers.NewDense(d), f))
+		return layers.Apply(layers.NewLayerNormalization(layers.WithEpsilon(1e-12)), layers.AddTensors(h, f))
+	}
+	h := block(x, e, false) // the value (and key) carry the padding mask
+	h = block(h, h, true)
+	out := layers.Apply(layers.NewDense(2), layers.Apply(layers.NewGlobalAveragePooling1D(), h))
+	// Self-attention of the masked tokens: the output carries the query's
+	// mask (its masked rows are the output bias), and the mean is over
+	// the unmasked steps.
+	att := layers.Apply(layers.NewMultiHeadAttention(2, 3), e, e)
+	own := layers.Apply(layers.NewGlobalAveragePooling1D(), att)
+	m, err := NewModel([]*layers.KerasTensor{tokens, segments}, []*layers.KerasTensor{out, h, own, att})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
