@@ -63,6 +63,13 @@ var exportCases = map[string]exportCase{
 	"zoo_grouped_conv": {build: exportLoaded("../zoo/grouped_conv.keras"), shapes: [][]int{{2, 9, 8, 6}, {2, 10, 4}}},
 }
 
+// AddExportCase adds a model that package keras' tests cannot build to
+// the onnxruntime cases: keras/applications imports keras, so its models
+// come from the external test package (export_applications_test.go).
+func AddExportCase(name string, build func(t *testing.T) *Model, shapes ...[]int) {
+	exportCases[name] = exportCase{build: build, shapes: shapes}
+}
+
 func exportLoaded(file string) func(t *testing.T) *Model {
 	return func(t *testing.T) *Model {
 		m, err := LoadModel(filepath.Join("testdata", "interop", file))

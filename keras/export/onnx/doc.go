@@ -27,6 +27,13 @@
 // only where Keras' semantics depend on the order (Flatten, whose order
 // the next Dense kernel's rows follow; Reshape; the outputs).
 //
+// The recurrent layers (SimpleRNN, LSTM, GRU, Bidirectional) are ONNX's
+// RNN, LSTM and GRU nodes, their gates reordered to ONNX's (see
+// layers_rnn.go), and MultiHeadAttention is written out as MatMul,
+// Softmax, Reshape and Transpose nodes; a timestep mask a recurrent
+// layer would have to honour is refused, one MultiHeadAttention reads is
+// applied as its masked softmax.
+//
 // The protobuf encoding is google.golang.org/protobuf's: the ONNX
 // messages are described in Go (descriptorpb, with onnx.proto's field
 // numbers) and built as dynamicpb messages, so no generated code or copy

@@ -28,8 +28,9 @@ func init() {
 // query's mask, as the layer's does.
 //
 // Refused by name: attention_axes other than the steps, an output_shape
-// of more than one axis, inputs of other ranks, and the causal mask of
-// sequences of unknown length (the mask is a constant).
+// of more than one axis, inputs of other ranks, the causal mask of
+// sequences of unknown length (the mask is a constant), use_gate and
+// sliding_window.
 func convertMultiHeadAttention(c *converter, k *call) (*val, error) {
 	l, ok := k.layer.(*layers.MultiHeadAttention)
 	if !ok {
@@ -54,6 +55,14 @@ func convertMultiHeadAttention(c *converter, k *call) (*val, error) {
 	}
 	if axes != nil && !(len(axes) == 1 && (axes[0] == 1 || axes[0] == -2)) {
 		return nil, unsupported("attention_axes %v (the steps only)", axes)
+	}
+	// Keras 3.15's gated attention and sliding window, which gokeras'
+	// layer reports off; refused should it ever report them on.
+	if gate, err := cfgBool(k.cfg, "use_gate", false); err != nil || gate {
+		return nil, unsupported("use_gate %v", k.cfg["use_gate"])
+	}
+	if w := k.cfg["sliding_window"]; w != nil {
+		return nil, unsupported("sliding_window %v", w)
 	}
 	h, kd, vd := l.NumHeads(), l.KeyDim(), l.ValueDim()
 	useBias, err := cfgBool(k.cfg, "use_bias", true)
