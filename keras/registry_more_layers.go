@@ -7,7 +7,8 @@ import "github.com/gokeras/gokeras/keras/layers"
 // and UnitNormalization; the 1-D and 3-D padding, cropping and upsampling
 // layers; and of its optional list, GlobalAveragePooling3D,
 // GlobalMaxPooling3D, RandomBrightness, DepthwiseConv1D, SeparableConv1D,
-// Conv1DTranspose, Conv3D, MaxPooling3D and AveragePooling3D.
+// Conv1DTranspose, Conv3D, MaxPooling3D and AveragePooling3D; and
+// ActivityRegularization.
 
 // moreLayers lists the classes registered here (their round trip is
 // tested in registry_more_layers_test.go).
@@ -206,6 +207,9 @@ func init() {
 	})
 	builtin("GlobalMaxPooling3D", func(c *cfgReader, o []layers.Option) layers.Layer {
 		return layers.NewGlobalMaxPooling3D(keepDims(c, o)...)
+	})
+	builtin("ActivityRegularization", func(c *cfgReader, o []layers.Option) layers.Layer {
+		return layers.NewActivityRegularization(c.float("l1", 0), c.float("l2", 0), o...)
 	})
 	builtin("RandomBrightness", func(c *cfgReader, o []layers.Option) layers.Layer {
 		var s layers.RandomBrightnessSettings

@@ -39,6 +39,7 @@ func TestMoreLayersRoundTrip(t *testing.T) {
 		{layers.NewGroupNormalization(-1, layers.WithAxis(1), layers.WithBetaConstraint(layers.NonNeg()),
 			layers.WithBetaInitializer(layers.Ones()), layers.WithBetaRegularizer(layers.L1(0.2))), []*layers.KerasTensor{seq()}},
 		{layers.NewRMSNormalization(layers.WithEpsilon(1e-3)), []*layers.KerasTensor{seq()}},
+		{layers.NewActivityRegularization(0.01, 0.5, layers.WithName("act_reg")), []*layers.KerasTensor{seq()}},
 		{layers.NewRMSNormalization(layers.WithAxes(1, 2)), []*layers.KerasTensor{seq()}},
 		{layers.NewUnitNormalization(layers.WithAxes(-2, -1)), []*layers.KerasTensor{seq()}},
 		{layers.NewUnitNormalization(), []*layers.KerasTensor{seq()}},

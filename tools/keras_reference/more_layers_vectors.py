@@ -233,6 +233,7 @@ def train_models():
     h = L.LayerNormalization(gamma_constraint=C.MaxNorm(1.2), beta_regularizer=R.L1(0.02),
                              gamma_regularizer=R.L2(0.03))(h)
     h = L.GlobalAveragePooling1D()(h)
+    h = L.ActivityRegularization(l1=0.01, l2=0.03)(h)
     h = L.Dense(5, activation="tanh", kernel_constraint=C.MaxNorm(0.5), bias_constraint=C.UnitNorm(),
                 activity_regularizer=R.L1L2(0.01, 0.02))(h)
     h = L.BatchNormalization(gamma_regularizer=R.L2(0.1), beta_constraint=C.NonNeg(),
@@ -304,6 +305,7 @@ def model_with_every_class(rng):
     h = L.SpatialDropout1D(0.2)(h)
     h = L.GroupNormalization(groups=4)(h)
     h = L.RMSNormalization()(h)
+    h = L.ActivityRegularization(l1=0.001, l2=0.002)(h)
     h = L.ZeroPadding1D((1, 2))(h)  # (9, 16)
     h = L.Cropping1D((2, 1))(h)  # (6, 16)
     h = L.UpSampling1D(2)(h)  # (12, 16)
