@@ -1,0 +1,140 @@
+package keras
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gokeras/gokeras/keras/layers"
+)
+
+// TestGeomAugmentationRoundTrip: every class of registry_augment_geom.go
+// comes back from its config, with arguments other than the defaults.
+func TestGeomAugmentationRoundTrip(t *testing.T) {
+	layers.ClearSession()
+	img := func() *layers.KerasTensor { return layers.Input([]int{6, 5, 3}) }
+	fill := 0.25
+	scale := 0.3
+	alpha := 0.7
+	cases := []layers.Layer{
+		layers.NewRandomErasing(layers.RandomErasingSettings{}),
+		layers.NewRandomErasing(layers.RandomErasingSettings{Factor: &[2]float64{0.2, 0.7}, Scale: &[2]float64{0.1, 0.4}, FillValue: &fill,
+			ValueRange: &[2]float64{0, 1}}, layers.WithSeed(2)),
+		layers.NewRandomErasing(layers.RandomErasingSettings{FillRGB: &[3]float64{1, 2, 3}}),
+		layers.NewRandomGaussianBlur(layers.RandomGaussianBlurSettings{}),
+		layers.NewRandomGaussianBlur(layers.RandomGaussianBlurSettings{Factor: &[2]float64{0.5, 0.5}, KernelSize: [2]int{5, 3},
+			Sigma: &[2]float64{0.3, 2}, ValueRange: &[2]float64{-1, 1}}, layers.WithSeed(3)),
+		layers.NewRandomShear(layers.RandomShearSettings{}),
+		layers.NewRandomShear(layers.RandomShearSettings{XFactor: [2]float64{-0.3, 0.3}, YFactor: [2]float64{0.1, 0.2}, FillMode: "constant",
+			FillValue: 2, Interpolation: "nearest"}, layers.WithSeed(4)),
+		layers.NewRandomPerspective(layers.RandomPerspectiveSettings{}),
+		layers.NewRandomPerspective(layers.RandomPerspectiveSettings{Factor: &[2]float64{0.1, 0.9}, Scale: &scale, Interpolation: "nearest",
+			FillValue: -1}, layers.WithName("warp")),
+		layers.NewMixUp(layers.MixUpSettings{}),
+		layers.NewMixUp(layers.MixUpSettings{Alpha: &alpha}, layers.WithSeed(5)),
+		layers.NewCutMix(layers.CutMixSettings{}),
+		layers.NewCutMix(layers.CutMixSettings{Factor: &[2]float64{0.3, 0.6}}, layers.WithSeed(6)),
+	}
+	covered := map[string]bool{}
+	for _, l := range cases {
+		roundTrip(t, l, img())
+		covered[l.ClassName()] = true
+	}
+	for _, class := range geomLayers {
+		if !covered[class] {
+			t.Errorf("registered class %s is not tested", class)
+		}
+	}
+}
+
+// TestGeomAugmentationKerasConfigs: each config Keras 3.15.1 wrote
+// (tools/keras_reference/augmentation_geom_vectors.py) loads, and the
+// layer's GetConfig is Keras' (same keys, same values; RandomShear's
+// factors of single numbers, which Keras writes as (-f, f) and then
+// refuses to read, come back as written).
+func TestGeomAugmentationKerasConfigs(t *testing.T) {
+	raw, err := os.ReadFile("layers/testdata/keras/augmentation_geom.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Cases []struct {
+			ClassName string `json:"class_name"`
+			Config    map[string]any
+		}
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range f.Cases {
+		layers.ClearSession()
+		l, err := LayerFromConfig(c.ClassName, c.Config)
+		if err != nil {
+			t.Errorf("%s: %v", c.ClassName, err)
+			continue
+		}
+		seen[c.ClassName] = true
+		got := svJSONRoundTrip(t, l.GetConfig())
+		var gk, wk []string
+		for k := range got {
+			gk = append(gk, k)
+		}
+		for k := range c.Config {
+			wk = append(wk, k)
+		}
+		slices.Sort(gk)
+		slices.Sort(wk)
+		if !slices.Equal(gk, wk) {
+			t.Errorf("%s: config keys %v, Keras %v", c.ClassName, gk, wk)
+		}
+		for _, k := range wk {
+			if k == "dtype" {
+				continue // the policy's form is the registry's (mixed_config.go)
+			}
+			a, _ := json.Marshal(got[k])
+			b, _ := json.Marshal(c.Config[k])
+			if string(a) != string(b) {
+				t.Errorf("%s: %s = %s, Keras %s", c.ClassName, k, a, b)
+			}
+		}
+	}
+	for _, class := range geomLayers {
+		if !seen[class] {
+			t.Errorf("no Keras config of %s", class)
+		}
+	}
+}
+
+// TestGeomAugmentationBadConfigs: configs Keras would refuse, or that
+// gokeras cannot honour, give an error naming the class, never a panic.
+func TestGeomAugmentationBadConfigs(t *testing.T) {
+	for _, c := range []struct {
+		class string
+		cfg   map[string]any
+	}{
+		{"RandomErasing", map[string]any{"factor": 1.5}},
+		{"RandomErasing", map[string]any{"scale": []any{0.1, 0.2, 0.3}}},
+		{"RandomErasing", map[string]any{"fill_value": []any{1.0, 2.0}}},
+		{"RandomErasing", map[string]any{"fill_value": "noise"}},
+		{"RandomGaussianBlur", map[string]any{"kernel_size": 4.0}},
+		{"RandomGaussianBlur", map[string]any{"kernel_size": []any{3.0, 5.0, 7.0}}},
+		{"RandomGaussianBlur", map[string]any{"sigma": -1.0}},
+		{"RandomShear", map[string]any{"x_factor": 1.5}},
+		{"RandomShear", map[string]any{"y_factor": []any{-0.5, 0.2}}},
+		{"RandomShear", map[string]any{"fill_mode": "mirror"}},
+		{"RandomPerspective", map[string]any{"scale": 2.0}},
+		{"RandomPerspective", map[string]any{"interpolation": "bicubic"}},
+		{"MixUp", map[string]any{"alpha": 0.0}},
+		{"CutMix", map[string]any{"factor": []any{2.0, 3.0}}},
+		{"CutMix", map[string]any{"bounding_box_format": "xyxy"}},
+	} {
+		if _, err := LayerFromConfig(c.class, c.cfg); err == nil {
+			t.Errorf("%s %v: accepted", c.class, c.cfg)
+		} else if !strings.Contains(err.Error(), c.class) {
+			t.Errorf("%s %v: error %q does not name the class", c.class, c.cfg, err)
+		}
+	}
+}
