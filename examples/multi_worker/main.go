@@ -199,27 +199,29 @@ func run(c config) error {
 	var model *keras.Model
 	strategy.TakeCommunicationStats() // count from the first step
 	start := time.Now()
+	// Examples seen: the repeated dataset gives every step a full global
+	// batch; without -steps-per-epoch every epoch is one pass, its last
+	// batch partial. Fit counts the batches it trains (a run resumed from
+	// a backup trains only the rest).
+	n := c.epochs * c.steps * globalBatchSize
+	steps := c.epochs * c.steps
+	if c.steps == 0 {
+		n = c.epochs * xTrain.Shape()[0]
+		steps = c.epochs * ((xTrain.Shape()[0] + globalBatchSize - 1) / globalBatchSize)
+	}
 	if c.customLoop {
 		model, err = customLoop(c, strategy, multiWorkerDataset, globalBatchSize, say)
 	} else {
-		model, err = fit(c, strategy, multiWorkerDataset, chief)
+		counted := newTrainedCounter(xTrain.Shape()[0], globalBatchSize, c.steps)
+		model, err = fit(c, strategy, multiWorkerDataset, chief, counted)
+		n, steps = counted.examples, counted.steps
 	}
 	if err != nil {
 		return err
 	}
-	// Examples seen: the repeated dataset gives every step a full global
-	// batch; without -steps-per-epoch every epoch is one pass.
 	took := time.Since(start)
-	n := c.epochs * c.steps * globalBatchSize
-	if c.steps == 0 {
-		n = c.epochs * xTrain.Shape()[0]
-	}
 	say("trained on %d examples in %.1f s: %.0f samples/s over all workers\n", n, took.Seconds(), float64(n)/took.Seconds())
 	if c.profile {
-		steps := c.epochs * c.steps
-		if c.steps == 0 {
-			steps = c.epochs * ((xTrain.Shape()[0] + globalBatchSize - 1) / globalBatchSize)
-		}
 		say("%s\n", profileLine(strategy.TakeCommunicationStats(), took, steps))
 	}
 	// Every worker holds the same weights; the chief reports.
@@ -259,7 +261,35 @@ func testAccuracy(model *keras.Model, x, y *tensor.Dense) (float64, error) {
 }
 
 // fit is the tutorial's multi_worker_model.fit.
-func fit(c config, strategy *distribute.MultiWorkerMirroredStrategy, ds *datasets.Dataset, chief bool) (*keras.Model, error) {
+// trainedCounter counts the batches Fit trains and their examples.
+type trainedCounter struct {
+	keras.CallbackBase
+	batch, perEpoch, last int // a full global batch; batches an epoch and the last one's size (0: every batch full)
+	steps, examples       int
+}
+
+// newTrainedCounter counts for n examples in global batches of batch,
+// stepsPerEpoch of them an epoch (0: one pass, the last batch partial).
+func newTrainedCounter(n, batch, stepsPerEpoch int) *trainedCounter {
+	c := &trainedCounter{batch: batch}
+	if stepsPerEpoch == 0 {
+		c.perEpoch = (n + batch - 1) / batch
+		c.last = n - (c.perEpoch-1)*batch
+	}
+	return c
+}
+
+func (c *trainedCounter) OnTrainBatchEnd(b int, _ keras.Logs) error {
+	c.steps++
+	if c.perEpoch > 0 && b == c.perEpoch-1 {
+		c.examples += c.last
+	} else {
+		c.examples += c.batch
+	}
+	return nil
+}
+
+func fit(c config, strategy *distribute.MultiWorkerMirroredStrategy, ds *datasets.Dataset, chief bool, counted keras.Callback) (*keras.Model, error) {
 	exit := strategy.Scope()
 	model, err := buildModel(c.model)
 	if err == nil {
@@ -273,7 +303,7 @@ func fit(c config, strategy *distribute.MultiWorkerMirroredStrategy, ds *dataset
 	if err != nil {
 		return nil, err
 	}
-	var cbs []keras.Callback
+	cbs := []keras.Callback{counted}
 	if c.backupDir != "" {
 		cbs = append(cbs, callbacks.NewBackupAndRestore(c.backupDir, callbacks.SaveBeforePreemption(true)))
 	}

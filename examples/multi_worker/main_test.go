@@ -185,3 +185,28 @@ func TestMultiWorkerExample(t *testing.T) {
 		}
 	}
 }
+
+// trainedCounter counts what Fit trained: full batches and each epoch's
+// partial last one, and after a resume only the batches trained (a run
+// that resumed at epoch 2's last batch trained 36 examples, not 2 epochs').
+func TestTrainedCounter(t *testing.T) {
+	c := newTrainedCounter(100, 64, 0)
+	for _, b := range []int{0, 1, 0, 1} {
+		_ = c.OnTrainBatchEnd(b, nil)
+	}
+	if c.steps != 4 || c.examples != 200 {
+		t.Errorf("two passes over 100 examples: %d steps, %d examples", c.steps, c.examples)
+	}
+	resumed := newTrainedCounter(100, 64, 0)
+	_ = resumed.OnTrainBatchEnd(1, nil)
+	if resumed.steps != 1 || resumed.examples != 36 {
+		t.Errorf("resumed at the last batch: %d steps, %d examples, want 1 and 36", resumed.steps, resumed.examples)
+	}
+	repeated := newTrainedCounter(100, 64, 6)
+	for b := range 6 {
+		_ = repeated.OnTrainBatchEnd(b, nil)
+	}
+	if repeated.examples != 6*64 {
+		t.Errorf("6 steps of a repeated dataset: %d examples", repeated.examples)
+	}
+}
