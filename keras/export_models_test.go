@@ -378,3 +378,26 @@ func exportEncoder(t *testing.T) *Model {
 	}
 	return m
 }
+
+// exportEdges has the padding, cropping and upsampling layers of
+// sequences and volumes, and the depthwise and separable 1-D
+// convolutions, all on channels-first values.
+func exportEdges(t *testing.T) *Model {
+	seq := layers.Input([]int{10, 3}, layers.WithName("sequence"))
+	s := layers.Apply(layers.NewZeroPadding1D(1, 2), seq)
+	s = layers.Apply(layers.NewDepthwiseConv1D(3, layers.WithDepthMultiplier(2), layers.WithPadding("same"), layers.WithActivation("tanh")), s)
+	s = layers.Apply(layers.NewSeparableConv1D(4, 3, layers.WithDilationRate(2), layers.WithActivation("relu")), s)
+	s = layers.Apply(layers.NewDepthwiseConv1D(2, layers.WithStrides(2), layers.WithUseBias(false)), s)
+	s = layers.Apply(layers.NewUpSampling1D(3), s)
+	s = layers.Apply(layers.NewCropping1D(1, 3), s)
+	vol := layers.Input([]int{3, 4, 5, 2}, layers.WithName("volume"))
+	v := layers.Apply(layers.NewZeroPadding3D([3][2]int{{1, 0}, {0, 2}, {1, 1}}), vol)
+	v = layers.Apply(layers.NewUpSampling3D(1, 2, 2), v)
+	v = layers.Apply(layers.NewConv3D(3, 2, layers.WithActivation("relu")), v)
+	v = layers.Apply(layers.NewCropping3D([3][2]int{{0, 1}, {1, 1}, {2, 0}}), v)
+	m, err := NewModel([]*layers.KerasTensor{seq, vol}, []*layers.KerasTensor{s, v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

@@ -47,6 +47,7 @@ var exportCases = map[string]exportCase{
 	"shared":          {build: exportShared, shapes: [][]int{{3, 4}}},
 	"two_io":          {build: ioTwoIO, shapes: [][]int{{3, 6}, {3, 5}}},
 	"sequence_volume": {build: exportSequenceVolume, shapes: [][]int{{3, 12, 4}, {3, 5, 6, 4, 2}}},
+	"edges":           {build: exportEdges, shapes: [][]int{{3, 10, 3}, {3, 3, 4, 5, 2}}},
 	"recurrent":       {build: exportRecurrent, shapes: [][]int{{4, 7}}, ids: 20},
 	"attention":       {build: exportAttention, shapes: [][]int{{3, 5, 3}, {3, 4, 3}, {3, 4, 2}}},
 	"encoder":         {build: exportEncoder, shapes: [][]int{{4, 8}, {4, 8}}, ids: 20},

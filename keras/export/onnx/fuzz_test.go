@@ -26,6 +26,7 @@ func FuzzConvertConfig(f *testing.F) {
 		`{"filters": 4, "kernel_size": 3, "strides": 2, "output_padding": [1, 0], "padding": "valid"}`,
 		`{"filters": 4, "kernel_size": [3], "padding": "causal", "dilation_rate": [2], "groups": 2}`,
 		`{"filters": 4, "kernel_size": [3, 3, 3], "strides": [1, 2, 1], "padding": "same"}`, `{"pool_size": [2, 2, 2], "strides": null, "padding": "same"}`,
+		`{"padding": [[1, 0], [0, 2], [1, 1]], "cropping": [[0, 1], [1, 1], [2, 0]], "size": [1, 2, 2], "depth_multiplier": 2, "kernel_size": 3}`,
 		`{"units": 1, "return_sequences": true, "go_backwards": true, "activation": "relu", "recurrent_activation": "sigmoid", "reset_after": false}`,
 	} {
 		f.Add([]byte(cfg), uint8(i))

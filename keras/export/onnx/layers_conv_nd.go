@@ -19,6 +19,8 @@ func init() {
 	converters["AveragePooling3D"] = convertPoolingND(3, "AveragePool")
 	converters["GlobalAveragePooling3D"] = convertGlobalPooling3D("GlobalAveragePool")
 	converters["GlobalMaxPooling3D"] = convertGlobalPooling3D("GlobalMaxPool")
+	converters["DepthwiseConv1D"] = convertDepthwiseConv1D
+	converters["SeparableConv1D"] = convertSeparableConv1D
 }
 
 // convertConvND: Conv over the channels-first sequence (n 1) or volume
@@ -123,4 +125,90 @@ func convertGlobalPooling3D(op string) convertFn {
 		}
 		return c.finish(c.op("Flatten", []string{y}, "", attrInt("axis", 1)), false, k), nil
 	}
+}
+
+// depthwise1D writes the depthwise Conv of a sequence (one group per
+// input channel, depth_multiplier outputs each, channel c*mult+m as in
+// TensorFlow) with its bias when useBias; it returns the output, its
+// channel count and the window.
+func (c *converter) depthwise1D(k *call, useBias bool) (string, int, window, error) {
+	x := k.in[0]
+	w, err := readWindowN(k.cfg, "kernel_size", 1, false)
+	if err != nil {
+		return "", 0, w, err
+	}
+	mult, err := cfgInt(k.cfg, "depth_multiplier", 1)
+	if err != nil {
+		return "", 0, w, err
+	}
+	xn, err := c.channelsFirst(x, 3)
+	if err != nil {
+		return "", 0, w, err
+	}
+	ch := x.shape[2]
+	kv, err := mustWeight(k.layer, "depthwise_kernel", w.kernel[0], ch, mult)
+	if err != nil {
+		return "", 0, w, err
+	}
+	// (k, in, mult) is (k, 1, in*mult) in memory.
+	ins := []string{xn, c.constFloats("depthwise_kernel", []int{ch * mult, 1, w.kernel[0]}, spatialLast(kv.Numpy(), w.kernel[0], 1, ch*mult))}
+	b, err := c.bias(k, useBias, ch*mult)
+	if err != nil {
+		return "", 0, w, err
+	}
+	if b != "" {
+		ins = append(ins, b)
+	}
+	return c.op("Conv", ins, "", append(w.attrs(x.shape, true), attrInt("group", ch))...), ch * mult, w, nil
+}
+
+// convertDepthwiseConv1D: a Conv with one group per input channel.
+func convertDepthwiseConv1D(c *converter, k *call) (*val, error) {
+	useBias, err := cfgBool(k.cfg, "use_bias", true)
+	if err != nil {
+		return nil, err
+	}
+	act, err := cfgActivation(k.cfg, "activation")
+	if err != nil {
+		return nil, err
+	}
+	y, _, _, err := c.depthwise1D(k, useBias)
+	if err != nil {
+		return nil, err
+	}
+	return c.finishConv(k, y, act)
+}
+
+// convertSeparableConv1D: the depthwise Conv, then a width-1 Conv with the bias.
+func convertSeparableConv1D(c *converter, k *call) (*val, error) {
+	useBias, err := cfgBool(k.cfg, "use_bias", true)
+	if err != nil {
+		return nil, err
+	}
+	act, err := cfgActivation(k.cfg, "activation")
+	if err != nil {
+		return nil, err
+	}
+	filters, err := cfgInt(k.cfg, "filters", 0)
+	if err != nil {
+		return nil, err
+	}
+	y, n, _, err := c.depthwise1D(k, false)
+	if err != nil {
+		return nil, err
+	}
+	pv, err := mustWeight(k.layer, "pointwise_kernel", 1, n, filters)
+	if err != nil {
+		return nil, err
+	}
+	ins := []string{y, c.constFloats("pointwise_kernel", []int{filters, n, 1}, spatialLast(pv.Numpy(), 1, n, filters))}
+	b, err := c.bias(k, useBias, filters)
+	if err != nil {
+		return nil, err
+	}
+	if b != "" {
+		ins = append(ins, b)
+	}
+	y = c.op("Conv", ins, "", attrInts("kernel_shape", 1), attrInts("strides", 1), attrInts("pads", 0, 0))
+	return c.finishConv(k, y, act)
 }
