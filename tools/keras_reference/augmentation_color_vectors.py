@@ -12,7 +12,8 @@ RandomColorDegeneration, RandomColorJitter, RandomSharpness,
 RandomInvert, RandomPosterization, Solarization, AutoContrast and
 Equalization, in two or three configurations each, it writes
 keras/layers/testdata/keras/augmentation_color.json: per case the
-layer's get_config, an input batch (NHWC, in the layer's value range),
+layer's get_config, an input batch (NHWC, in the layer's value range;
+its shape also as "shape", which keras/config_fuzz_test.go's seeds read),
 a transformation Keras drew (its dict's arrays, booleans as 0/1), the
 output of transform_images for that transformation (training), and the
 output of a call with training=False. RandomColorJitter draws inside
@@ -119,8 +120,9 @@ def case(rng, name, layer, shape, value_range=(0, 255), kind="uniform"):
             transformation = {k: flat(keras.ops.convert_to_numpy(v)) for k, v in t.items()} \
                 if isinstance(t, dict) else {"should_apply": flat(keras.ops.convert_to_numpy(t))}
     infer = keras.ops.convert_to_numpy(layer(x, training=False))
+    # "shape" (the input's) is what keras/config_fuzz_test.go's seeds read.
     return {"class_name": layer.__class__.__name__, "name": name, "config": jsonable(layer.get_config()),
-            "x": flat(x), "transformation": transformation, "training": flat(train), "inference": flat(infer)}
+            "shape": list(x.shape), "x": flat(x), "transformation": transformation, "training": flat(train), "inference": flat(infer)}
 
 
 def cases(rng):
