@@ -31,11 +31,11 @@ var kerasVectorExempt = map[string]string{
 	// every loss and metric built on them has its own vector.
 	"loss:LossFunctionWrapper": "wraps a user function",
 	"metric:MeanMetricWrapper": "wraps a user function",
-	// TODO vectors: mixed-precision helper (issue 16). Keras' numbers are in
-	// keras/optimizers/testdata/keras/loss_scale_optimizer.json, but not as
-	// {"manifest", "cases": [{"optimizer": "LossScaleOptimizer", ...}]},
-	// the form this test reads; remove this entry once they are.
-	"optimizer:LossScaleOptimizer": "TODO vectors: mixed-precision helper (issue 16)",
+	// keras/applications' class (InceptionResNetV2's residual scaling),
+	// registered in this test binary because the ONNX export tests build
+	// applications' models; its Keras vectors are applications' own
+	// (TestCustomScaleLayerKerasFile loads Keras' file using it).
+	"layer:CustomScaleLayer": "keras/applications' class, checked against Keras there",
 }
 
 // vectorKinds are the case keys of the vector files that name what a case

@@ -137,6 +137,9 @@ def layer_cases(rng):
         ("max_pooling3d_deep_window", L.MaxPooling3D((7, 1, 2), strides=(1, 1, 2), padding="same"), (1, 3, 2, 2, 1)),
         ("average_pooling3d_deep_window", L.AveragePooling3D((6, 2, 1), strides=(2, 1, 1), padding="same"), (1, 3, 2, 2, 1)),
         ("conv3d_deep_kernel", L.Conv3D(2, (5, 1, 2), padding="same"), (1, 2, 2, 3, 2)),
+        # The identity (its penalty enters the training losses of
+        # train_models' seq model).
+        ("activity_regularization", L.ActivityRegularization(l1=0.01, l2=0.02), (2, 3)),
     ]
     cases = []
     for name, layer, shape in specs:
