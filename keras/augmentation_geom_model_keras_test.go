@@ -10,11 +10,11 @@ import (
 
 // TestGeomAugmentationModelMatchesKeras loads the .keras file Keras saved
 // with RandomErasing, RandomGaussianBlur, RandomShear, RandomPerspective,
-// MixUp and CutMix (arguments other than the defaults, seeds) in a
+// MixUp, CutMix and RandAugment (arguments other than the defaults, seeds) in a
 // Sequential block before a Conv2D and a Dense
 // (tools/keras_reference/augmentation_geom_vectors.py): every class
 // loads with Keras' arguments, and the model predicts Keras' outputs (in
-// inference the six pass their input through), also after gokeras saves
+// inference the seven pass their input through), also after gokeras saves
 // and reloads it.
 func TestGeomAugmentationModelMatchesKeras(t *testing.T) {
 	raw, err := os.ReadFile("testdata/keras/augmentation_geom_model.json")
@@ -55,7 +55,7 @@ func TestGeomAugmentationModelMatchesKeras(t *testing.T) {
 			t.Errorf("the loaded model has no %s layer", c)
 		}
 	}
-	for class, seed := range map[string]int64{"RandomErasing": 21, "RandomGaussianBlur": 22, "RandomShear": 23, "RandomPerspective": 24, "MixUp": 25, "CutMix": 26} {
+	for class, seed := range map[string]int64{"RandomErasing": 21, "RandomGaussianBlur": 22, "RandomShear": 23, "RandomPerspective": 24, "MixUp": 25, "CutMix": 26, "RandAugment": 27} {
 		if l := have[class]; l == nil || l.GetConfig()["seed"] != seed {
 			t.Errorf("%s: loaded as %v, want seed %d", class, l, seed)
 		}

@@ -4,7 +4,7 @@ import "github.com/gokeras/gokeras/keras/layers"
 
 // The geometric and mixing augmentation layers of issue 31:
 // RandomErasing, RandomGaussianBlur, RandomShear, RandomPerspective,
-// MixUp and CutMix, read from the configs Keras 3.15.1's get_config
+// MixUp, CutMix and RandAugment, read from the configs Keras 3.15.1's get_config
 // writes.
 
 // geomLayers lists the classes registered here (their round trip is
@@ -125,6 +125,15 @@ func init() {
 			s.Alpha = &v
 		}
 		return layers.NewMixUp(s, c.seedOption(o)...)
+	})
+	builtin("RandAugment", func(c *cfgReader, o []layers.Option) layers.Layer {
+		s := layers.RandAugmentSettings{ValueRange: c.valueRange(), Factor: c.geomFactor("factor"), Interpolation: c.str("interpolation", "bilinear")}
+		if c.present("num_ops") {
+			if s.NumOps = c.int("num_ops", 2); s.NumOps == 0 {
+				s.NumOps = -1 // Keras' 0 applies nothing; the layer refuses it
+			}
+		}
+		return layers.NewRandAugment(s, c.seedOption(o)...)
 	})
 	builtin("CutMix", func(c *cfgReader, o []layers.Option) layers.Layer {
 		return layers.NewCutMix(layers.CutMixSettings{Factor: c.geomFactor("factor")}, c.seedOption(o)...)

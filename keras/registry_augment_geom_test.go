@@ -36,6 +36,9 @@ func TestGeomAugmentationRoundTrip(t *testing.T) {
 		layers.NewMixUp(layers.MixUpSettings{Alpha: &alpha}, layers.WithSeed(5)),
 		layers.NewCutMix(layers.CutMixSettings{}),
 		layers.NewCutMix(layers.CutMixSettings{Factor: &[2]float64{0.3, 0.6}}, layers.WithSeed(6)),
+		layers.NewRandAugment(layers.RandAugmentSettings{}),
+		layers.NewRandAugment(layers.RandAugmentSettings{ValueRange: &[2]float64{0, 1}, NumOps: 3, Factor: &[2]float64{0.2, 0.7},
+			Interpolation: "nearest"}, layers.WithSeed(7)),
 	}
 	covered := map[string]bool{}
 	for _, l := range cases {
@@ -130,6 +133,9 @@ func TestGeomAugmentationBadConfigs(t *testing.T) {
 		{"MixUp", map[string]any{"alpha": 0.0}},
 		{"CutMix", map[string]any{"factor": []any{2.0, 3.0}}},
 		{"CutMix", map[string]any{"bounding_box_format": "xyxy"}},
+		{"RandAugment", map[string]any{"num_ops": 0.0}},
+		{"RandAugment", map[string]any{"value_range": []any{1.0, 1.0}}},
+		{"RandAugment", map[string]any{"factor": 2.0}},
 	} {
 		if _, err := LayerFromConfig(c.class, c.cfg); err == nil {
 			t.Errorf("%s %v: accepted", c.class, c.cfg)

@@ -64,8 +64,10 @@ func geomGradCheck(t *testing.T, name string, s ops.Shape, f func(x ops.Tensor) 
 // with respect to the images, each with a fixed transformation: the
 // erasing's and CutMix's selections, the blur's convolution (value range
 // wide enough that the clip is the identity), the shear's and the
-// perspective's resampling, and MixUp's mix, whose partner's gradient
-// flows back through the permutation.
+// perspective's resampling, MixUp's mix, whose partner's gradient
+// flows back through the permutation, and RandAugment's differentiable
+// augmentations (shear, translation, rotation, brightness, contrast,
+// colour degeneration, sharpness) chosen two at a time.
 func TestGeomCoresGradients(t *testing.T) {
 	s := ops.Shape{3, 6, 5, 2}
 	cst := func(x ops.Tensor, shape ops.Shape, v ...float32) ops.Tensor { return x.Trace().Constant(shape, v) }
@@ -88,6 +90,25 @@ func TestGeomCoresGradients(t *testing.T) {
 	geomGradCheck(t, "blur", s, func(x ops.Tensor) ops.Tensor {
 		return blurImages(x, cst(x, ops.Shape{3}, 1, 0, 1), cst(x, ops.Shape{2}, 0.8, 1.3), [2]int{3, 5}, [2]float64{-10, 10})
 	})
+	ra := NewRandAugment(RandAugmentSettings{ValueRange: &[2]float64{-10, 10}})
+	for _, idx := range [][]float32{{0, 2}, {1, 3}, {5, 4}, {6, 1}} {
+		geomGradCheck(t, "randaugment", ops.Shape{3, 6, 5, 3}, func(x ops.Tensor) ops.Tensor {
+			rot := rotationMatrix(cst(x, ops.Shape{3}, 20, -35, 90), 6, 5)
+			per := ops.Shape{3, 1, 1, 1}
+			tf := map[string][]ops.Tensor{
+				"random_shear":              {cst(x, ops.Shape{3, 2}, 0.2, -0.1, -0.3, 0.25, 0.05, 0)},
+				"random_translation":        {cst(x, ops.Shape{3, 2}, 0.5, -1.2, 2.3, 0.7, -0.4, 0)},
+				"random_rotation":           {rot},
+				"random_brightness":         {cst(x, per, 0.2, -0.3, 0.1)},
+				"random_color_degeneration": {cst(x, per, 0.2, 0.6, 0.1)},
+				"random_contrast":           {cst(x, per, 0.8, 1.3, 1.1)},
+				"random_sharpness":          {cst(x, ops.Shape{3}, 0.2, 0.6, 0.9)},
+				"random_posterization":      {cst(x, ops.Shape{3}, 6, 7, 6)},
+				"solarization":              {cst(x, per, 1, 2, 3), cst(x, per, 100, 120, 90)},
+			}
+			return ra.augment(x, cst(x, ops.Shape{2}, idx...), tf)
+		})
+	}
 	for _, interp := range []string{"bilinear", "nearest"} {
 		geomGradCheck(t, "shear"+interp, s, func(x ops.Tensor) ops.Tensor {
 			return shearImages(x, cst(x, ops.Shape{3, 2}, 0.2, -0.1, -0.3, 0.25, 0.05, 0), RandomShearSettings{FillMode: "reflect", Interpolation: interp})

@@ -126,6 +126,24 @@ func geomLayer(t *testing.T, c geomCase, tr *ops.Trace) (l Layer, images func(x 
 			}, func(y ops.Tensor) ops.Tensor {
 				return mixRows(y, tf("mix_weight"), tf("permutation_order"))
 			}
+	case "RandAugment":
+		s := RandAugmentSettings{ValueRange: geomPairOf(t, cfg, "value_range"), NumOps: int(num("num_ops")), Factor: geomPairOf(t, cfg, "factor"),
+			Interpolation: cfg["interpolation"].(string)}
+		l := NewRandAugment(s)
+		return l, func(x ops.Tensor) ops.Tensor {
+			sub := map[string][]ops.Tensor{
+				"random_shear":              {tf("random_shear/shear_factor")},
+				"random_translation":        {tf("random_translation/translations")},
+				"random_rotation":           {tf("random_rotation/rotation_matrix")},
+				"random_brightness":         {tf("random_brightness/rgb_delta")},
+				"random_color_degeneration": {tf("random_color_degeneration/factor")},
+				"random_contrast":           {tf("random_contrast/contrast_factor")},
+				"random_sharpness":          {tf("random_sharpness/factor")},
+				"random_posterization":      {tf("random_posterization/shift_factor")},
+				"solarization":              {tf("solarization/additions"), tf("solarization/thresholds")},
+			}
+			return l.augment(x, tf("layer_idxes"), sub)
+		}, nil
 	}
 	t.Fatalf("no Go layer for %s", c.ClassName)
 	return nil, nil, nil
@@ -165,7 +183,10 @@ func geomCompare(t *testing.T, what string, got ops.Tensor, want geomArray, tol 
 // order; measured equal), 2e-6 for the blur (the depthwise convolution
 // sums its taps in another order: measured 1.8e-7) and the shear and a
 // perspective warp of Keras' own homography (TensorFlow's bilinear
-// formula in its order: measured equal); the whole perspective core,
+// formula in its order: measured equal), RandAugment's eleven
+// augmentations on its sublayers' draws (measured 1 ulp, the rotation
+// matrix from Keras' angles within 4.8e-7: sin and cos of float32); the
+// whole perspective core,
 // which solves the homography in float64 where TensorFlow's LU solves it
 // in float32, within 1e-5 (measured 1.3e-6: the corners' coordinates
 // differ by ~1e-6 pixels and bilinear values move by that times the
@@ -175,6 +196,7 @@ func geomCompare(t *testing.T, what string, got ops.Tensor, want geomArray, tol 
 func TestGeomAugmentationMatchesKeras(t *testing.T) {
 	f := readGeomVectors(t)
 	classes := map[string]int{}
+	applied := map[string]bool{}
 	for _, c := range f.Cases {
 		classes[c.ClassName]++
 		t.Run(c.ClassName+"/"+c.Name, func(t *testing.T) {
@@ -189,7 +211,7 @@ func TestGeomAugmentationMatchesKeras(t *testing.T) {
 			}
 			tol := 1e-6 * width
 			switch c.ClassName {
-			case "RandomGaussianBlur", "RandomShear":
+			case "RandomGaussianBlur", "RandomShear", "RandAugment":
 				tol = 2e-6 * width
 			case "RandomPerspective":
 				tol = 1e-5 * width
@@ -217,6 +239,16 @@ func TestGeomAugmentationMatchesKeras(t *testing.T) {
 				geomCompare(t, "training with Keras' homography", warpImages(x, c.Transformation["apply_perspective"].tensor(tr), c.Homography.tensor(tr), s),
 					c.Training, 2e-6*width)
 			}
+			if c.ClassName == "RandAugment" {
+				// The rotation matrix from Keras' angles, and the indices
+				// the cases apply.
+				h, w := c.X.Shape[1], c.X.Shape[2]
+				m := rotationMatrix(c.Transformation["random_rotation/angle"].tensor(tr), h, w)
+				geomCompare(t, "rotation matrix", m, c.Transformation["random_rotation/rotation_matrix"], 1e-5)
+				for _, k := range c.Transformation["layer_idxes"].Values {
+					applied[randAugmentOps[int(k)]] = true
+				}
+			}
 			if labels != nil {
 				if c.Labels == nil || c.LabelsTraining == nil {
 					t.Fatal("no labels")
@@ -229,9 +261,14 @@ func TestGeomAugmentationMatchesKeras(t *testing.T) {
 			geomCompare(t, "inference", l.Call([]ops.Tensor{x}, false), c.Inference, 0)
 		})
 	}
-	for _, class := range []string{"RandomErasing", "RandomGaussianBlur", "RandomShear", "RandomPerspective", "MixUp", "CutMix"} {
+	for _, class := range []string{"RandomErasing", "RandomGaussianBlur", "RandomShear", "RandomPerspective", "MixUp", "CutMix", "RandAugment"} {
 		if classes[class] < 2 {
 			t.Errorf("%s: %d cases, want 2 or more", class, classes[class])
+		}
+	}
+	for _, op := range randAugmentOps {
+		if !applied[op] {
+			t.Errorf("RandAugment: no case applies %s", op)
 		}
 	}
 }

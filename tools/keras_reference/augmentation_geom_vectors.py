@@ -7,7 +7,7 @@ Run from the repository root with the pinned environment (requirements.txt):
 Keras 3.15.1's augmentation layers split a training call into
 get_random_transformation (the random numbers) and transform_images (the
 arithmetic, given those numbers). For RandomErasing, RandomGaussianBlur,
-RandomShear, RandomPerspective, MixUp and CutMix, in two to four
+RandomShear, RandomPerspective, MixUp, CutMix and RandAugment, in two to seven
 configurations each, it writes keras/layers/testdata/keras/augmentation_geom.json:
 per case the layer's get_config, an input batch (NHWC, in the layer's
 value range), a transformation Keras drew (its dict's arrays, booleans as
@@ -15,17 +15,20 @@ value range), a transformation Keras drew (its dict's arrays, booleans as
 for MixUp and CutMix one-hot labels and transform_labels' output, and the
 output of a call with training=False. RandomPerspective's cases also hold
 the homography Keras' compute_homography_matrix solved from the drawn
-corners. Beside the cases, "masks" holds Keras' _generate_batch_mask
+corners. RandAugment's cases hold its sublayers' transformations under
+"<sublayer>/<key>" and, but for one, indices chosen in place of the
+drawn ones so that every one of its eleven augmentations is applied
+somewhere. Beside the cases, "masks" holds Keras' _generate_batch_mask
 (RandomErasing's and CutMix's boxes) for given corners. The Go test
 keras/layers/augment_geom_keras_test.go feeds these numbers to the
 layers' deterministic cores and compares the outputs.
 
 It also writes keras/testdata/keras/augmentation_geom_model.keras, a
 functional model with RandomErasing, RandomGaussianBlur, RandomShear,
-RandomPerspective, MixUp and CutMix in a Sequential block (arguments
-other than their defaults) before a Conv2D and a Dense, and
+RandomPerspective, MixUp, CutMix and RandAugment in a Sequential block
+(arguments other than their defaults) before a Conv2D and a Dense, and
 augmentation_geom_model.json with an input and Keras' predictions (in
-inference the six pass their input through), which
+inference the seven pass their input through), which
 keras/augmentation_geom_model_keras_test.go compares with gokeras' after
 LoadModel.
 """
@@ -115,6 +118,39 @@ def cases(rng):
         case(rng, "defaults", L.CutMix(seed=17), s, labels=True),
         case(rng, "factor", L.CutMix(factor=(0.3, 0.6), seed=16), s, labels=True),
     ]
+    out += rand_augment_cases(rng, s)
+    return out
+
+
+def rand_augment_cases(rng, s):
+    """RandAugment: a transformation Keras drew (its sublayers' dicts under
+    "<sublayer>/<key>"), with Keras' own indices and with indices chosen so
+    that the cases apply every one of the eleven augmentations."""
+    out = []
+    configs = [
+        ("defaults", dict(seed=31), (0, 255), None),
+        ("pairs_0_1", dict(num_ops=2, factor=0.4, seed=32), (0, 255), [0, 1]),
+        ("pairs_2_3_nearest", dict(num_ops=2, factor=(0.1, 0.6), interpolation="nearest", seed=33), (0, 255), [2, 3]),
+        ("pairs_4_5_unit", dict(value_range=(0, 1), factor=0.5, seed=34), (0, 1), [4, 5]),
+        ("pairs_6_7", dict(factor=0.7, seed=35), (0, 255), [6, 7]),
+        ("pairs_8_9", dict(factor=0.5, seed=36), (0, 255), [8, 9]),
+        ("three_10_0_10", dict(num_ops=3, factor=0.3, seed=37), (0, 255), [10, 0, 10]),
+    ]
+    for name, kw, vr, idx in configs:
+        layer = L.RandAugment(**kw)
+        lo, hi = vr
+        x = (lo + (hi - lo) * rng.random(s)).astype(np.float32)
+        t = layer.get_random_transformation(x, training=True)
+        if idx is not None:
+            t["layer_idxes"] = tf.constant(idx, tf.int32)
+        flat_t = {"layer_idxes": flat(t["layer_idxes"])}
+        for sub, d in t["transforms"].items():
+            for k, v in arrays(d or {}).items():
+                flat_t[sub + "/" + k] = v
+        out.append({"class_name": "RandAugment", "name": name, "config": layer.get_config(), "x": flat(x),
+                    "transformation": flat_t,
+                    "training": flat(layer.transform_images(x, t, training=True)),
+                    "inference": flat(layer(x, training=False))})
     return out
 
 
@@ -139,6 +175,7 @@ def model(rng):
         L.RandomPerspective(factor=0.7, scale=0.4, fill_value=0.5, seed=24),
         L.MixUp(alpha=0.4, seed=25),
         L.CutMix(factor=(0.2, 0.5), seed=26),
+        L.RandAugment(value_range=(0, 1), num_ops=3, factor=0.3, interpolation="nearest", seed=27),
     ], name="augmentation")
     x = keras.Input((12, 10, 3))
     a = augmentation(x)
