@@ -206,6 +206,14 @@ func configSeeds(f testing.TB) []configSeed {
 	if err != nil {
 		f.Fatal(err)
 	}
+	// keras/applications' CustomScaleLayer (inputs[0] + inputs[1]*scale),
+	// registered when a test of this binary imports applications (which
+	// imports this package, so it is written here as Keras' config).
+	if slices.Contains(RegisteredLayers(), "CustomScaleLayer") && !seen["CustomScaleLayer"] {
+		seen["CustomScaleLayer"] = true
+		out = append(out, configSeed{class: "CustomScaleLayer", config: map[string]any{"name": "custom_scale_layer", "trainable": true,
+			"dtype": "float32", "scale": 0.17}, inputs: []any{[]any{2.0, 4.0}, []any{2.0, 4.0}}, integer: []bool{false, false}})
+	}
 	for _, class := range []string{"Sequential", "Functional"} {
 		var m *Model = inner
 		if class == "Functional" {
