@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gokeras/gokeras/keras/layers"
+	"github.com/gokeras/gokeras/ops"
 )
 
 // TestGeomAugmentationRoundTrip: every class of registry_augment_geom.go
@@ -143,4 +144,58 @@ func TestGeomAugmentationBadConfigs(t *testing.T) {
 			t.Errorf("%s %v: error %q does not name the class", c.class, c.cfg, err)
 		}
 	}
+}
+
+// FuzzGeomLayerFromConfig: any JSON config of the classes of
+// registry_augment_geom.go gives a layer or an error, and a layer that
+// builds on a small image batch runs a training and an inference pass:
+// never a panic, a hang or a huge allocation.
+//
+//	go test ./keras/ -run '^$' -fuzz '^FuzzGeomLayerFromConfig$' -fuzztime 1m
+func FuzzGeomLayerFromConfig(f *testing.F) {
+	layers.ClearSession()
+	scale := 0.5
+	seeds := []layers.Layer{
+		layers.NewRandomErasing(layers.RandomErasingSettings{FillRGB: &[3]float64{1, 2, 3}}, layers.WithSeed(1)),
+		layers.NewRandomGaussianBlur(layers.RandomGaussianBlurSettings{KernelSize: [2]int{5, 3}}),
+		layers.NewRandomShear(layers.RandomShearSettings{XFactor: [2]float64{-0.3, 0.3}, FillMode: "wrap"}),
+		layers.NewRandomPerspective(layers.RandomPerspectiveSettings{Scale: &scale, Interpolation: "nearest"}),
+		layers.NewMixUp(layers.MixUpSettings{}),
+		layers.NewCutMix(layers.CutMixSettings{Factor: &[2]float64{0.2, 0.4}}),
+		layers.NewRandAugment(layers.RandAugmentSettings{NumOps: 3}),
+	}
+	for _, l := range seeds {
+		b, err := json.Marshal(l.GetConfig())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(slices.Index(geomLayers, l.ClassName())), uint8(0), b)
+	}
+	shapes := []ops.Shape{{2, 4, 5, 3}, {4, 5, 3}, {3, 4, 3, 1}, {2, 3, 3, 2}, {2, 4}}
+	f.Fuzz(func(t *testing.T, class, shape uint8, cfgJSON []byte) {
+		var cfg map[string]any
+		if json.Unmarshal(cfgJSON, &cfg) != nil {
+			return
+		}
+		l, err := LayerFromConfig(geomLayers[int(class)%len(geomLayers)], cfg)
+		if err != nil {
+			return
+		}
+		s := shapes[int(shape)%len(shapes)]
+		sym := s.Clone()
+		if len(sym) == 4 {
+			sym[0] = -1
+		}
+		if _, err := layers.OutputShape(l, []ops.Shape{sym}); err != nil {
+			return
+		}
+		x := make([]float32, s.Size())
+		for i := range x {
+			x[i] = float32(i%7) * 40
+		}
+		for _, training := range []bool{true, false} {
+			tr := ops.NewEagerTrace(training, 1)
+			l.Call([]ops.Tensor{tr.Constant(s, x)}, training).Float32s()
+		}
+	})
 }
