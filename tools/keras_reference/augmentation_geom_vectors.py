@@ -79,7 +79,7 @@ def case(rng, name, layer, shape, value_range=(0, 255), labels=False):
     x = (lo + (hi - lo) * rng.random(shape)).astype(np.float32)
     t = layer.get_random_transformation(x, training=True)
     c = {"class_name": layer.__class__.__name__, "name": name,
-         "config": layer.get_config(), "x": flat(x),
+         "config": layer.get_config(), "shape": list(shape), "x": flat(x),
          "transformation": arrays(t),
          "training": flat(layer.transform_images(x, t, training=True)),
          "inference": flat(layer(x, training=False))}
@@ -147,7 +147,7 @@ def rand_augment_cases(rng, s):
         for sub, d in t["transforms"].items():
             for k, v in arrays(d or {}).items():
                 flat_t[sub + "/" + k] = v
-        out.append({"class_name": "RandAugment", "name": name, "config": layer.get_config(), "x": flat(x),
+        out.append({"class_name": "RandAugment", "name": name, "config": layer.get_config(), "shape": list(s), "x": flat(x),
                     "transformation": flat_t,
                     "training": flat(layer.transform_images(x, t, training=True)),
                     "inference": flat(layer(x, training=False))})
