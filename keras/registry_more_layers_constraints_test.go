@@ -71,7 +71,7 @@ func TestWeightOptionsRoundTrip(t *testing.T) {
 			layers.WithActivityRegularizer(layers.L1L2(0.1, 0.2))), img(), []string{"kernel"}},
 		{layers.NewConv2DTranspose(2, 3, layers.WithBiasConstraint(layers.MaxNorm(1))), img(), []string{"bias"}},
 		{layers.NewDepthwiseConv2D(3, layers.WithDepthwiseConstraint(layers.NonNeg()), layers.WithBiasConstraint(layers.UnitNorm())), img(),
-			[]string{"depthwise_kernel", "bias"}},
+			[]string{"kernel", "bias"}}, // Keras 3 names it "kernel"; it takes the depthwise_constraint
 		{layers.NewSeparableConv2D(3, 3, layers.WithDepthwiseConstraint(layers.MaxNorm(1, 0, 1)),
 			layers.WithPointwiseConstraint(layers.NonNeg())), img(), []string{"depthwise_kernel", "pointwise_kernel"}},
 		{layers.NewEmbedding(7, 3, layers.WithEmbeddingsConstraint(layers.UnitNorm(1))), ids(), []string{"embeddings"}},

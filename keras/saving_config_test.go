@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 
 	"github.com/gokeras/gokeras/keras/layers"
@@ -127,7 +128,7 @@ func TestEveryBuiltinLayerRoundTrips(t *testing.T) {
 			t.Errorf("%s: %d weights, want %d", c.l.ClassName(), len(got.Weights()), len(c.l.Weights()))
 		}
 		for i, w := range got.Weights() {
-			if w.Name() != c.l.Weights()[i].Name() || !w.Shape().Equal(c.l.Weights()[i].Shape()) || w.Trainable() != c.l.Weights()[i].Trainable() {
+			if !sameWeightName(w.Name(), c.l.Weights()[i].Name()) || !w.Shape().Equal(c.l.Weights()[i].Shape()) || w.Trainable() != c.l.Weights()[i].Trainable() {
 				t.Errorf("%s weight %s %v", c.l.ClassName(), w.Name(), w.Shape())
 			}
 		}
@@ -227,4 +228,19 @@ func TestSaveLoadInitializerConfigs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// unnamedWeight matches the name Keras gives a weight added without one
+// (LayerScale's): "variable", "variable_1", ... in the order they are
+// made, so a rebuilt layer's is the next.
+var unnamedWeight = regexp.MustCompile(`/variable(_[0-9]+)?$`)
+
+// sameWeightName reports whether two weight names are the same, an
+// unnamed weight's counter aside.
+func sameWeightName(a, b string) bool {
+	if a == b {
+		return true
+	}
+	return unnamedWeight.MatchString(a) && unnamedWeight.MatchString(b) &&
+		unnamedWeight.ReplaceAllString(a, "/variable") == unnamedWeight.ReplaceAllString(b, "/variable")
 }

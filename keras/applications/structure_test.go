@@ -165,31 +165,16 @@ func kerasRows(m *keras.Model, withSummary bool, summary map[string][2]string) [
 
 // kerasPaths are the model's variables' paths in Keras 3
 // ("conv1_conv/kernel", "convnext_tiny_stem/convnext_tiny_stem_conv/kernel"
-// for a nested model's). Two names differ from gokeras': DepthwiseConv2D's
-// kernel, "depthwise_kernel" in gokeras (Keras 2's name), "kernel" in
-// Keras 3 (SeparableConv2D keeps "depthwise_kernel" in both); and
-// LayerScale's, "gamma" in gokeras, an unnamed weight in Keras 3, so
-// "variable", "variable_1", ... in the order they are made. The weight
-// files do not depend on them: Keras 3 keys them by each layer's place
-// and the variable's index, legacy .h5 files by layer order.
+// for a nested model's): gokeras names its variables as Keras 3 does
+// (DepthwiseConv2D's "kernel", LayerScale's unnamed "variable",
+// "variable_1", ...), so a path is the layer's name and the variable's.
 func kerasPaths(m *keras.Model) map[*ops.Variable]string {
 	out := map[*ops.Variable]string{}
-	scales := 0
 	for _, l := range m.Layers() {
 		for _, v := range l.Weights() {
 			name, nested := strings.CutPrefix(v.Name(), l.Name()+"/")
 			if !nested {
 				name = v.Name() // a nested model's layer's variable
-			}
-			switch {
-			case l.ClassName() == "DepthwiseConv2D" && name == "depthwise_kernel":
-				name = "kernel"
-			case l.ClassName() == "LayerScale" && name == "gamma":
-				name = "variable"
-				if scales > 0 {
-					name += "_" + fmt.Sprint(scales)
-				}
-				scales++
 			}
 			out[v] = l.Name() + "/" + name
 		}

@@ -60,7 +60,8 @@ func (l *DepthwiseConv1D) Build(in []ops.Shape) error {
 	if bi == nil {
 		bi = Zeros()
 	}
-	l.DepthwiseKernel = l.AddWeight("depthwise_kernel", ops.Shape{l.kernel, c, l.mult}, ki, true, l.cfg.more.depthwiseReg)
+	// Keras 3 names it "kernel" (Keras 2 and SeparableConv: "depthwise_kernel").
+	l.DepthwiseKernel = l.addWeightAs("kernel", "depthwise_kernel", ops.Shape{l.kernel, c, l.mult}, ki, true, l.cfg.more.depthwiseReg)
 	if l.cfg.useBias {
 		l.Bias = l.AddWeight("bias", ops.Shape{c * l.mult}, bi, true, l.cfg.biasReg)
 	}

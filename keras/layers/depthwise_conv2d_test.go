@@ -131,7 +131,7 @@ func TestDepthwiseConv2DWeightsAndConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := l.Weights()
-	if len(ws) != 2 || ws[0].Name() != "dw/depthwise_kernel" || ws[1].Name() != "dw/bias" || !ws[1].Shape().Equal(ops.Shape{6}) {
+	if len(ws) != 2 || ws[0].Name() != "dw/kernel" || ws[1].Name() != "dw/bias" || !ws[1].Shape().Equal(ops.Shape{6}) {
 		t.Errorf("weights %v", ws)
 	}
 	// glorot_uniform with Keras' fans of (3, 3, 3, 2): 27 in, 18 out.

@@ -267,6 +267,14 @@ func (b *Base) RegularizationLosses(tr *ops.Trace) []ops.Tensor {
 // AddWeight creates a weight named "<layer>/<name>", initialised by init
 // from the layer's seeded random stream, as Keras' add_weight.
 func (b *Base) AddWeight(name string, shape ops.Shape, init Initializer, trainable bool, reg Regularizer) *ops.Variable {
+	return b.addWeightAs(name, name, shape, init, trainable, reg)
+}
+
+// addWeightAs is AddWeight for a weight whose constraint and regularizer
+// options are keyed by another name than its own: DepthwiseConv's
+// weight is "kernel", as Keras 3 names it, and takes the
+// depthwise_constraint (the options' "depthwise_kernel").
+func (b *Base) addWeightAs(name, optionsKey string, shape ops.Shape, init Initializer, trainable bool, reg Regularizer) *ops.Variable {
 	b.ensure()
 	if b.rng == nil {
 		b.rng = rand.New(rand.NewPCG(nextSeed(), 0x5851f42d4c957f2d))
@@ -292,7 +300,7 @@ func (b *Base) AddWeight(name string, shape ops.Shape, init Initializer, trainab
 	} else { // a caller's initializer may hand out a slice it keeps
 		v = ops.NewVariable(b.name+"/"+name, shape, init.Init(shape, b.rng), trainable && b.trainable)
 	}
-	reg = b.attachWeightOptions(name, v, reg) // options_constraints.go
+	reg = b.attachWeightOptions(optionsKey, v, reg) // options_constraints.go
 	b.weights = append(b.weights, v)
 	if !trainable {
 		if b.fixed == nil {

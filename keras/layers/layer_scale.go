@@ -47,7 +47,9 @@ func (l *LayerScale) Build(in []ops.Shape) error {
 	if d := in[0][len(in[0])-1]; d != l.projectionDim && d != 1 && d != None {
 		return fmt.Errorf("input %v: the last axis has %d channels, projection_dim is %d", in[0], d, l.projectionDim)
 	}
-	l.Gamma = l.AddWeight("gamma", ops.Shape{l.projectionDim}, Constant(float32(l.initValues)), true, nil)
+	// Keras' LayerScale adds its weight without a name: Keras calls it
+	// "variable", "variable_1", ... in the order they are made.
+	l.Gamma = l.AddWeight(UniqueName("variable"), ops.Shape{l.projectionDim}, Constant(float32(l.initValues)), true, nil)
 	l.built = true
 	return nil
 }

@@ -328,10 +328,13 @@ func (c *converter) channelConst(name string, v *val, data []float32) string {
 func convertLayerScale(c *converter, k *call) (*val, error) {
 	x := k.in[0]
 	n := x.shape[len(x.shape)-1]
-	g, err := mustWeight(k.layer, "gamma")
-	if err != nil {
-		return nil, err
+	// Its one weight: Keras leaves it unnamed ("variable", "variable_1",
+	// ... in the order they are made).
+	ws := k.layer.Weights()
+	if len(ws) != 1 {
+		return nil, fmt.Errorf("has %d weights, want its scale", len(ws))
 	}
+	g := ws[0]
 	if gs := g.Shape(); len(gs) != 1 || (gs[0] != n && n >= 0) {
 		return nil, fmt.Errorf("gamma of shape %v for an input of shape %v", gs, x.shape)
 	}
