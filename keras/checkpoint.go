@@ -79,6 +79,22 @@ func (c *Checkpoint) variables() (map[string]*ops.Variable, error) {
 	return vars, nil
 }
 
+// legacyWeightName is a weight's base name as gokeras named it when
+// checkpoints were keyed so: DepthwiseConv's kernel was
+// "depthwise_kernel" and LayerScale's weight "gamma" (both are named as
+// Keras 3 names them now).
+func legacyWeightName(l layers.Layer, name string) string {
+	switch l.ClassName() {
+	case "DepthwiseConv1D", "DepthwiseConv2D":
+		if name == "kernel" {
+			return "depthwise_kernel"
+		}
+	case "LayerScale":
+		return "gamma"
+	}
+	return name
+}
+
 // legacyVariables names the variables as checkpoints did before structure
 // keys: "model/layer_with_weights-<i>/<weight base name>".
 func (c *Checkpoint) legacyVariables() map[string]*ops.Variable {
@@ -91,7 +107,7 @@ func (c *Checkpoint) legacyVariables() map[string]*ops.Variable {
 				continue
 			}
 			for _, v := range ws {
-				vars[fmt.Sprintf("model/layer_with_weights-%d/%s", i, path.Base(v.Name()))] = v
+				vars[fmt.Sprintf("model/layer_with_weights-%d/%s", i, legacyWeightName(l, path.Base(v.Name())))] = v
 			}
 			i++
 		}
