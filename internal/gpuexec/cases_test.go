@@ -60,6 +60,22 @@ var opCases = []opCase{
 	unaryCase("Square", normal, ops.Square),
 	unaryCase("Abs", normal, ops.Abs),
 	unaryCase("Sign", normal, ops.Sign),
+	unaryCase("Sin", normal, ops.Sin),
+	unaryCase("Cos", normal, ops.Cos),
+	// Floor has no gradient (tf.floor's is None): the case's own passes
+	// through the identity beside it.
+	unaryCase("Floor", normal, func(x ops.Tensor) ops.Tensor { return ops.Add(ops.Floor(ops.Scale(x, 3)), x) }),
+	// keras.layers.Equalization's lookup over 2x4x4 images of 3 channels:
+	// levels 0..255, the last channel constant, so it is passed through
+	// (EqualizeHistogramPassed, the gradient's kind).
+	{name: "EqualizeHistogram", shapes: []ops.Shape{{2, 4, 4, 3}}, wrt: []int{0},
+		fill: []func(*rand.Rand, int) float32{func(r *rand.Rand, i int) float32 {
+			if i%3 == 2 {
+				return 77
+			}
+			return float32(r.IntN(256))
+		}},
+		build: func(_ *ops.Trace, in []ops.Tensor) ops.Tensor { return ops.EqualizeHistogram(in[0], 256) }},
 	unaryCase("Clip", normal, func(x ops.Tensor) ops.Tensor { return ops.Clip(x, -0.5, 0.7) }),
 	unaryCase("Softplus", normal, ops.Log1pExp),
 	unaryCase("Relu", normal, ops.Relu),
