@@ -60,7 +60,16 @@ func DecodePredictions(preds *tensor.Dense, top int, classIndexPath string) ([][
 		for i := range idx {
 			idx[i] = i
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return row[idx[a]] > row[idx[b]] })
+		// NaN ranks above every score, as in Keras (NumPy's argsort puts
+		// NaN last, and Keras reads it backwards); a comparison with NaN
+		// would otherwise break the order and drop classes.
+		sort.SliceStable(idx, func(a, b int) bool {
+			x, y := row[idx[a]], row[idx[b]]
+			if xn, yn := x != x, y != y; xn || yn {
+				return xn && !yn
+			}
+			return x > y
+		})
 		for _, i := range idx[:top] {
 			n := names[i]
 			out[r] = append(out[r], Prediction{ClassID: n[0], ClassName: n[1], Score: row[i]})

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,6 +111,22 @@ func TestDecodePredictions(t *testing.T) {
 				t.Errorf("row %d, top %d: %v, want %v", r, i, got[r][i], w)
 			}
 		}
+	}
+	// NaN scores rank first (Keras reads NumPy's argsort, which puts NaN
+	// last, backwards), and no class is lost to them.
+	nan := make([]float32, 1000)
+	nan[5], nan[700], nan[9] = float32(math.NaN()), float32(math.NaN()), 0.25
+	nan[12] = 0.5
+	got, err = DecodePredictions(tensor.New(tensor.WithShape(1, 1000), tensor.WithBacking(nan)), 4, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, p := range got[0] {
+		ids = append(ids, p.ClassID)
+	}
+	if want := []string{"n00000005", "n00000700", "n00000012", "n00000009"}; !slices.Equal(ids, want) {
+		t.Errorf("with NaN scores: top 4 = %v, want %v", ids, want)
 	}
 	if _, err := DecodePredictions(tensor.New(tensor.WithShape(1, 10), tensor.WithBacking(make([]float32, 10))), 5, path); err == nil || !strings.Contains(err.Error(), "(samples, 1000)") {
 		t.Errorf("10 classes: err = %v", err)
