@@ -401,3 +401,76 @@ func exportEdges(t *testing.T) *Model {
 	}
 	return m
 }
+
+// exportMaskedRecurrent: Masking's mask (steps zeroed in the middle, at
+// the end and at the start: exportCase.zeroSteps) read by every recurrent
+// class, forward and go_backwards, returning sequences or the last
+// output, and by Bidirectional (whose layers zero masked outputs); an
+// unmasked branch has hard_sigmoid recurrent activations (one
+// bidirectional node with two HardSigmoid alphas).
+func exportMaskedRecurrent(t *testing.T) *Model {
+	x := layers.Input([]int{6, 3}, layers.WithName("series"))
+	seq := layers.WithReturnSequences(true)
+	hs := layers.WithRecurrentActivation("hard_sigmoid")
+	m := layers.Apply(layers.NewMasking(), x)
+	a := layers.Apply(layers.NewLSTM(4, seq, hs), m)
+	a = layers.Apply(layers.NewGRU(3, seq, layers.WithGoBackwards(true)), a)
+	a = layers.Apply(layers.NewSimpleRNN(3, layers.WithActivation("relu")), a)
+	b := layers.Apply(layers.NewBidirectional(layers.NewGRU(2, seq, hs, layers.WithResetAfter(false))), m)
+	b = layers.Apply(layers.NewFlatten(), b)
+	c := layers.Apply(layers.NewBidirectional(layers.NewLSTM(2), layers.WithMergeMode("ave")), m)
+	d := layers.Apply(layers.NewLSTM(3, layers.WithGoBackwards(true), layers.WithZeroOutputForMask(true)), m)
+	e := layers.Apply(layers.NewSimpleRNN(2, seq, layers.WithZeroOutputForMask(true)), m)
+	e = layers.Apply(layers.NewFlatten(), e)
+	u := layers.Apply(layers.NewBidirectional(layers.NewGRU(2, hs, layers.WithActivation("hard_sigmoid"))), x)
+	u2 := layers.Apply(layers.NewLSTM(3, hs), x)
+	out := layers.ConcatenateTensors(-1, a, b, c, d, e, u, u2)
+	mdl, err := NewModel([]*layers.KerasTensor{x}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mdl
+}
+
+// exportMaskedWrappers: Embedding(mask_zero)'s mask through
+// TimeDistributed (of Dense and of a Conv1D-free Dense stack) to an
+// LSTM, to Attention (the query's and the value's masks) and to the
+// masked GlobalAveragePooling1D.
+func exportMaskedWrappers(t *testing.T) *Model {
+	ids := layers.Input([]int{7}, layers.WithDtype("int32"), layers.WithName("tokens"))
+	e := layers.Apply(layers.NewEmbedding(20, 4, layers.WithMaskZero(true)), ids)
+	td := layers.Apply(layers.NewTimeDistributed(layers.NewDense(5, layers.WithActivation("tanh"))), e)
+	a := layers.Apply(layers.NewLSTM(3, layers.WithReturnSequences(true)), td)
+	a = layers.Apply(layers.NewGlobalAveragePooling1D(), a)
+	att := layers.Apply(layers.NewAttention(layers.WithUseScale(true)), e, e)
+	p := layers.Apply(layers.NewGlobalAveragePooling1D(), layers.Apply(layers.NewTimeDistributed(layers.NewDense(2)), att))
+	out := layers.ConcatenateTensors(-1, a, p)
+	m, err := NewModel([]*layers.KerasTensor{ids}, []*layers.KerasTensor{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportDotAttention: Attention's score modes (dot with a scale, concat
+// with a scale, causal), AdditiveAttention, a key of its own, and
+// TimeDistributed of a layer that goes channels-first (Conv1D on each
+// step's (features, 1) view after a Reshape) and back.
+func exportDotAttention(t *testing.T) *Model {
+	q := layers.Input([]int{5, 4}, layers.WithName("query"))
+	v := layers.Input([]int{6, 4}, layers.WithName("value"))
+	dot := layers.Apply(layers.NewAttention(layers.WithUseScale(true)), q, v)
+	causal := layers.NewAttention()
+	causal.UseCausalMask = true
+	cz := layers.Apply(causal, q, v, layers.Apply(layers.NewDense(4), v))
+	cat := layers.Apply(layers.NewAttention(layers.WithScoreMode("concat"), layers.WithUseScale(true)), q, v)
+	add := layers.Apply(layers.NewAdditiveAttention(), q, v)
+	s := layers.AddTensors(dot, cz, cat, add)
+	s = layers.Apply(layers.NewReshape([]int{5, 4, 1}), s)
+	s = layers.Apply(layers.NewTimeDistributed(layers.NewConv1D(2, 2, layers.WithActivation("relu"))), s) // (batch, 5, 3, 2)
+	m, err := NewModel([]*layers.KerasTensor{q, v}, []*layers.KerasTensor{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

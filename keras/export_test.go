@@ -25,6 +25,10 @@ type exportCase struct {
 	build  func(t *testing.T) *Model
 	shapes [][]int
 	ids    int
+	// zeroSteps zeroes whole timesteps of the (batch, steps, features)
+	// inputs, for Masking: a middle step in every row, the last two in
+	// odd rows, the first in row 2.
+	zeroSteps bool
 	// twin, when set, builds the model's float32 twin, whose predictions
 	// with the model's weights are the reference (a mixed-precision
 	// model exports and computes in float32).
@@ -32,25 +36,28 @@ type exportCase struct {
 }
 
 var exportCases = map[string]exportCase{
-	"cnn":             {build: ioCNN, shapes: [][]int{{3, 28, 28, 1}}},
-	"resnet":          {build: ioResNet, shapes: [][]int{{3, 32, 32, 3}}},
-	"resnet_seed":     {build: exportSeedResNet, shapes: [][]int{{2, 32, 32, 3}}},
-	"mlp":             {build: exportMLP, shapes: [][]int{{4, 6}}},
-	"mobile":          {build: exportMobile, shapes: [][]int{{3, 12, 10, 3}}},
-	"upsample":        {build: exportUpsample, shapes: [][]int{{2, 6, 5, 2}}},
-	"operations":      {build: exportOperations, shapes: [][]int{{3, 5, 4, 3}}},
-	"any_size":        {build: exportAnySize, shapes: [][]int{{2, 11, 9, 3}}},
-	"elementwise_ops": {build: exportElementwiseOps, shapes: [][]int{{4, 6}}},
-	"mixed_bfloat16":  {build: exportMixed("mixed_bfloat16"), shapes: [][]int{{3, 8, 8, 2}}, twin: exportMixed("float32")},
-	"embedding":       {build: exportEmbedding, shapes: [][]int{{4, 7}}, ids: 20},
-	"nested":          {build: ioNested, shapes: [][]int{{3, 4}}},
-	"shared":          {build: exportShared, shapes: [][]int{{3, 4}}},
-	"two_io":          {build: ioTwoIO, shapes: [][]int{{3, 6}, {3, 5}}},
-	"sequence_volume": {build: exportSequenceVolume, shapes: [][]int{{3, 12, 4}, {3, 5, 6, 4, 2}}},
-	"edges":           {build: exportEdges, shapes: [][]int{{3, 10, 3}, {3, 3, 4, 5, 2}}},
-	"recurrent":       {build: exportRecurrent, shapes: [][]int{{4, 7}}, ids: 20},
-	"attention":       {build: exportAttention, shapes: [][]int{{3, 5, 3}, {3, 4, 3}, {3, 4, 2}}},
-	"encoder":         {build: exportEncoder, shapes: [][]int{{4, 8}, {4, 8}}, ids: 20},
+	"cnn":              {build: ioCNN, shapes: [][]int{{3, 28, 28, 1}}},
+	"resnet":           {build: ioResNet, shapes: [][]int{{3, 32, 32, 3}}},
+	"resnet_seed":      {build: exportSeedResNet, shapes: [][]int{{2, 32, 32, 3}}},
+	"mlp":              {build: exportMLP, shapes: [][]int{{4, 6}}},
+	"mobile":           {build: exportMobile, shapes: [][]int{{3, 12, 10, 3}}},
+	"upsample":         {build: exportUpsample, shapes: [][]int{{2, 6, 5, 2}}},
+	"operations":       {build: exportOperations, shapes: [][]int{{3, 5, 4, 3}}},
+	"any_size":         {build: exportAnySize, shapes: [][]int{{2, 11, 9, 3}}},
+	"elementwise_ops":  {build: exportElementwiseOps, shapes: [][]int{{4, 6}}},
+	"mixed_bfloat16":   {build: exportMixed("mixed_bfloat16"), shapes: [][]int{{3, 8, 8, 2}}, twin: exportMixed("float32")},
+	"embedding":        {build: exportEmbedding, shapes: [][]int{{4, 7}}, ids: 20},
+	"nested":           {build: ioNested, shapes: [][]int{{3, 4}}},
+	"shared":           {build: exportShared, shapes: [][]int{{3, 4}}},
+	"two_io":           {build: ioTwoIO, shapes: [][]int{{3, 6}, {3, 5}}},
+	"sequence_volume":  {build: exportSequenceVolume, shapes: [][]int{{3, 12, 4}, {3, 5, 6, 4, 2}}},
+	"edges":            {build: exportEdges, shapes: [][]int{{3, 10, 3}, {3, 3, 4, 5, 2}}},
+	"recurrent":        {build: exportRecurrent, shapes: [][]int{{4, 7}}, ids: 20},
+	"attention":        {build: exportAttention, shapes: [][]int{{3, 5, 3}, {3, 4, 3}, {3, 4, 2}}},
+	"encoder":          {build: exportEncoder, shapes: [][]int{{4, 8}, {4, 8}}, ids: 20},
+	"masked_recurrent": {build: exportMaskedRecurrent, shapes: [][]int{{4, 6, 3}}, zeroSteps: true},
+	"masked_wrappers":  {build: exportMaskedWrappers, shapes: [][]int{{4, 7}}, ids: 20},
+	"dot_attention":    {build: exportDotAttention, shapes: [][]int{{3, 5, 4}, {3, 6, 4}}},
 	// Keras' own files (tools/keras_reference/interop_vectors.py), loaded then exported.
 	"keras_cnn":    {build: exportLoaded("cnn.keras"), shapes: [][]int{{3, 28, 28, 1}}},
 	"keras_resnet": {build: exportLoaded("resnet.keras"), shapes: [][]int{{3, 32, 32, 3}}},
@@ -60,6 +67,12 @@ var exportCases = map[string]exportCase{
 	"zoo_mobilenet_v3_small": {build: exportLoaded("../zoo/mobilenet_v3_small.keras"), shapes: [][]int{{2, 32, 32, 3}}},
 	"zoo_efficientnet_b0":    {build: exportLoaded("../zoo/efficientnet_b0.keras"), shapes: [][]int{{2, 32, 32, 3}}},
 	"zoo_convnext_tiny":      {build: exportLoaded("../zoo/convnext_tiny.keras"), shapes: [][]int{{2, 32, 32, 3}}},
+	// Keras' timestep masks (Embedding mask_zero, Masking: mask arguments in the file), Attention, TimeDistributed.
+	"zoo_emb_lstm":           {build: exportLoaded("../zoo/emb_lstm.keras"), shapes: [][]int{{4, 7}}, ids: 20},
+	"zoo_emb_gru_pool":       {build: exportLoaded("../zoo/emb_gru_pool.keras"), shapes: [][]int{{4, 7}}, ids: 20},
+	"zoo_emb_dropout_bilstm": {build: exportLoaded("../zoo/emb_dropout_bilstm.keras"), shapes: [][]int{{4, 7}}, ids: 20},
+	"zoo_emb_attention":      {build: exportLoaded("../zoo/emb_attention.keras"), shapes: [][]int{{4, 6}}, ids: 20},
+	"zoo_masking_lstm":       {build: exportLoaded("../zoo/masking_lstm.keras"), shapes: [][]int{{4, 6, 3}}, zeroSteps: true},
 	// Keras' grouped Conv2D and Conv1D (groups, strides, dilation, causal).
 	"zoo_grouped_conv": {build: exportLoaded("../zoo/grouped_conv.keras"), shapes: [][]int{{2, 9, 8, 6}, {2, 10, 4}}},
 }
@@ -130,6 +143,16 @@ func exportInputs(r *rand.Rand, c exportCase) []interopArray {
 				}
 			}
 		}
+		if c.zeroSteps && len(s) == 3 {
+			steps, feat := s[1], s[2]
+			for b := range s[0] {
+				for t := range steps {
+					if t == steps/2 || b%2 == 1 && t >= steps-2 || b == 2 && t == 0 {
+						clear(a.Data[(b*steps+t)*feat : (b*steps+t+1)*feat])
+					}
+				}
+			}
+		}
 		ins = append(ins, a)
 	}
 	return ins
@@ -192,13 +215,19 @@ func TestExportONNXForOnnxruntime(t *testing.T) {
 }
 
 // TestExportRefusesUnsupportedLayers: a model with a layer the exporter
-// cannot write (a wrapper, dot-product Attention, a nested model's
-// recurrent layer reading a timestep mask) is an error naming the layer
-// and its class, and writes no file.
+// cannot write (a wrapper around a layer without a converter,
+// GroupQueryAttention, a nested model's masked recurrent layer whose
+// activation ONNX's nodes do not have) is an error naming the layer and
+// its class, and writes no file.
 func TestExportRefusesUnsupportedLayers(t *testing.T) {
-	rnn := ioRNN(t)
-	att := ioAttention(t)
-	inner := MustSequential(layers.NewEmbedding(10, 2, layers.WithMaskZero(true), layers.WithInputShape(5)), layers.NewGRU(3))
+	td := MustSequential(layers.NewLSTM(4, layers.WithReturnSequences(true), layers.WithInputShape(5, 3)),
+		layers.NewTimeDistributed(layers.NewUnitNormalization()), layers.NewDense(2))
+	q := layers.Input([]int{5, 4})
+	gqa, err := NewModel([]*layers.KerasTensor{q}, []*layers.KerasTensor{layers.Apply(layers.NewGroupQueryAttention(2, 2, 1), q, q)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := MustSequential(layers.NewEmbedding(10, 2, layers.WithMaskZero(true), layers.WithInputShape(5)), layers.NewGRU(3, layers.WithActivation("gelu")))
 	x := layers.Input([]int{5})
 	outer, err := NewModel([]*layers.KerasTensor{x}, []*layers.KerasTensor{layers.Apply(layers.NewDense(2), inner.Apply(x))})
 	if err != nil {
@@ -208,9 +237,9 @@ func TestExportRefusesUnsupportedLayers(t *testing.T) {
 		m                 *Model
 		layer, class, msg string
 	}{
-		{rnn, rnn.Layers()[1].Name(), "TimeDistributed", "the exporter writes"},
-		{att, "", "Attention", "the exporter writes"}, // after its MultiHeadAttention, which exports
-		{outer, inner.Name() + "/" + inner.Layers()[1].Name(), "GRU", "timestep mask"},
+		{td, td.Layers()[1].Name(), "TimeDistributed", "UnitNormalization"},
+		{gqa, "", "GroupQueryAttention", "the exporter writes"},
+		{outer, inner.Name() + "/" + inner.Layers()[1].Name(), "GRU", `activation "gelu"`},
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "m.onnx")

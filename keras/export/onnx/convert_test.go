@@ -166,7 +166,8 @@ func TestUnsupportedAndMalformedLayers(t *testing.T) {
 		msg         string
 	}{
 		{"ConvLSTM2D", nil, true, "the exporter writes"},
-		{"TimeDistributed", nil, true, "the exporter writes"},
+		{"GroupQueryAttention", nil, true, "the exporter writes"},
+		{"TimeDistributed", nil, true, "TimeDistributed layer of type"},
 		{"Activation", map[string]any{"activation": "hard_tanh"}, true, `activation "hard_tanh"`},
 		{"Activation", map[string]any{"activation": map[string]any{"class_name": "MyAct"}}, true, "built-in activations"},
 		{"Dense", map[string]any{"units": 3}, false, `no weight "kernel"`},

@@ -19,6 +19,7 @@ type decodedNode struct {
 	inputs, outputs []string
 	ints            map[string][]int64
 	floats          map[string]float32
+	floatLists      map[string][]float32
 	strs            map[string]string
 	strings         map[string][]string
 }
@@ -161,7 +162,7 @@ func decode(t *testing.T, data []byte) *decoded {
 		n := nodes.Get(i).Message()
 		dn := decodedNode{op: get(n, "op_type").String(), name: get(n, "name").String(),
 			inputs: strs(list(n, "input")), outputs: strs(list(n, "output")),
-			ints: map[string][]int64{}, floats: map[string]float32{}, strs: map[string]string{}, strings: map[string][]string{}}
+			ints: map[string][]int64{}, floats: map[string]float32{}, floatLists: map[string][]float32{}, strs: map[string]string{}, strings: map[string][]string{}}
 		as := list(n, "attribute")
 		for j := 0; j < as.Len(); j++ {
 			a := as.Get(j).Message()
@@ -173,6 +174,10 @@ func decode(t *testing.T, data []byte) *decoded {
 				dn.ints[name] = []int64{get(a, "i").Int()}
 			case 3:
 				dn.strs[name] = string(get(a, "s").Bytes())
+			case 6:
+				for k := 0; k < list(a, "floats").Len(); k++ {
+					dn.floatLists[name] = append(dn.floatLists[name], float32(list(a, "floats").Get(k).Float()))
+				}
 			case 7:
 				dn.ints[name] = int64List(list(a, "ints"))
 			case 8:

@@ -28,11 +28,21 @@
 // the next Dense kernel's rows follow; Reshape; the outputs).
 //
 // The recurrent layers (SimpleRNN, LSTM, GRU, Bidirectional) are ONNX's
-// RNN, LSTM and GRU nodes, their gates reordered to ONNX's (see
-// layers_rnn.go), and MultiHeadAttention is written out as MatMul,
-// Softmax, Reshape and Transpose nodes; a timestep mask a recurrent
-// layer would have to honour is refused, one MultiHeadAttention reads is
-// applied as its masked softmax.
+// RNN, LSTM and GRU nodes, their gates reordered to ONNX's and Keras'
+// hard_sigmoid as HardSigmoid(alpha 1/6, beta 1/2) (see layers_rnn.go).
+// A timestep mask (Embedding's mask_zero, Masking, or a Keras file's
+// mask argument: NotEqual, Any and LogicalOr nodes attached by gokeras'
+// MaskAttach; see layers_mask.go) is a (batch, steps) float value the
+// graph carries beside the tensor as gokeras does; a recurrent layer that
+// reads one is unrolled over its known steps, a node per step blended
+// with the previous states by the mask (a masked step, anywhere, keeps
+// the state and output, zero_output_for_mask honoured), since ONNX's
+// sequence_lens can only say right padding. MultiHeadAttention and
+// Attention (dot, concat, AdditiveAttention; scale, causal mask) are
+// written out as MatMul, Softmax, Reshape and Transpose nodes in
+// gokeras' order of operations, the masks applied as gokeras applies
+// them, and TimeDistributed folds the steps into the batch around its
+// inner layer's converter.
 //
 // The protobuf encoding is google.golang.org/protobuf's: the ONNX
 // messages are described in Go (descriptorpb, with onnx.proto's field

@@ -81,6 +81,7 @@ const (
 	typeFloat int32 = 1
 	typeInt32 int32 = 6
 	typeInt64 int32 = 7
+	typeBool  int32 = 9
 )
 
 // attr is one attribute of a node; exactly one of the value fields is meaningful, by kind.
@@ -100,6 +101,13 @@ func attrFloat(name string, v float64) attr { return attr{name: name, kind: 1, f
 func attrString(name, v string) attr        { return attr{name: name, kind: 3, s: v} }
 func attrStrings(name string, vs ...string) attr {
 	return attr{name: name, kind: 8, strings: append([]string(nil), vs...)}
+}
+func attrFloats(name string, vs ...float64) attr {
+	a := attr{name: name, kind: 6, floats: make([]float32, len(vs))}
+	for i, v := range vs {
+		a.floats[i] = float32(v)
+	}
+	return a
 }
 func attrInts(name string, vs ...int) attr {
 	a := attr{name: name, kind: 7, ints: make([]int64, len(vs))}

@@ -130,6 +130,11 @@ func opInput(k *call) (*val, error) {
 // tensor is. Leading axes of one that reach the batch axis are dropped;
 // an array that would broadcast over the batch axis is refused.
 func binaryOp(op string) convertFn {
+	return binaryWith(func(c *converter, ins []string) string { return c.op(op, ins, "") })
+}
+
+// binaryWith is binaryOp writing the two operands' nodes with write.
+func binaryWith(write func(c *converter, ins []string) string) convertFn {
 	return func(c *converter, k *call) (*val, error) {
 		args, err := opArgs(k)
 		if err != nil {
@@ -184,7 +189,7 @@ func binaryOp(op string) convertFn {
 			}
 			ins[i] = c.scalar("constant", f)
 		}
-		return c.finish(c.op(op, ins, ""), nchw, k), nil
+		return c.finish(write(c, ins), nchw, k), nil
 	}
 }
 

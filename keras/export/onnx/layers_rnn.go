@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gokeras/gokeras/keras/layers"
 )
@@ -24,11 +25,22 @@ import (
 // direction "bidirectional" (its backward outputs in time order, as
 // Keras' Bidirectional puts them).
 //
-// What ONNX's nodes cannot express is refused by name: a timestep mask
-// (Embedding's mask_zero, Masking: a masked step keeps the previous
-// state, anywhere in the sequence), return_state, stateful layers (their
-// states carry over between batches), initial states, and activations
-// outside ONNX's list.
+// Keras' hard_sigmoid, relu6(x+3)/6 (gokeras' clip(x/6 + 1/2, 0, 1)), is
+// ONNX's HardSigmoid with activation_alpha 1/6 and activation_beta 1/2;
+// onnxruntime reads those lists in the order of the activations that take
+// them, so they hold one value per HardSigmoid.
+//
+// A timestep mask (Embedding's mask_zero, Masking, a Keras file's mask
+// argument) lets a masked step keep the previous state and output,
+// anywhere in the sequence, which ONNX's sequence_lens (right padding
+// only) cannot say. The layer is then unrolled over its known number of
+// steps (see maskedDirection): one node of the same class per step,
+// reading the states of the step before, blended with them by the mask as
+// gokeras' loop does. A masked sequence of unknown length is refused.
+//
+// Refused by name: return_state, stateful layers (their states carry
+// over between batches), initial states, and activations outside ONNX's
+// list.
 
 func init() {
 	converters["SimpleRNN"] = convertRecurrent
@@ -52,7 +64,8 @@ var rnnKinds = map[string]rnnKind{
 
 // onnxActivations are the Keras activations the recurrent nodes take
 // by ONNX's names (the ones that need no alpha or beta).
-var onnxActivations = map[string]string{"sigmoid": "Sigmoid", "tanh": "Tanh", "relu": "Relu", "softsign": "Softsign", "softplus": "Softplus"}
+var onnxActivations = map[string]string{"sigmoid": "Sigmoid", "tanh": "Tanh", "relu": "Relu", "softsign": "Softsign", "softplus": "Softplus",
+	"hard_sigmoid": "HardSigmoid"}
 
 // rnnDir is one direction of a recurrent node: the layer's weights in
 // ONNX's layout, its settings.
@@ -63,6 +76,7 @@ type rnnDir struct {
 	acts          []string  // ONNX's activations of the direction
 	resetAfter    bool      // GRU
 	seq, backward bool
+	zeroOut       bool // zero_output_for_mask: masked steps' outputs are zeros
 }
 
 // readRNN reads a recurrent layer (a Bidirectional's direction too) of
@@ -91,6 +105,9 @@ func readRNN(l layers.Layer, feat int) (rnnDir, error) {
 	if d.backward, err = cfgBool(cfg, "go_backwards", false); err != nil {
 		return d, err
 	}
+	if d.zeroOut, err = cfgBool(cfg, "zero_output_for_mask", false); err != nil {
+		return d, err
+	}
 	if d.units, err = cfgInt(cfg, "units", 0); err != nil {
 		return d, err
 	}
@@ -115,7 +132,7 @@ func readRNN(l layers.Layer, feat int) (rnnDir, error) {
 	}
 	for _, a := range []string{act, rec} {
 		if onnxActivations[a] == "" {
-			return d, unsupported("%s activation %q (ONNX's recurrent nodes take %s)", class, a, "sigmoid, tanh, relu, softsign, softplus")
+			return d, unsupported("%s activation %q (ONNX's recurrent nodes take %s)", class, a, "sigmoid, tanh, relu, softsign, softplus, hard_sigmoid")
 		}
 	}
 	switch class {
@@ -187,18 +204,18 @@ func gatesVec(b []float32, u int, order []int) []float32 {
 	return out
 }
 
-// sequenceInput checks a recurrent layer's call (one input, no mask)
-// and returns the input time-major: (steps, batch, features).
+// sequenceInput checks a recurrent layer's call (one input) and returns
+// the input time-major: (steps, batch, features).
 func (c *converter) sequenceInput(k *call) (string, int, error) {
 	if len(k.in) != 1 {
-		return "", 0, unsupported("a call with %d inputs (a mask or initial states passed to the layer)", len(k.in))
+		return "", 0, unsupported("a call with %d inputs (initial states passed to the layer)", len(k.in))
 	}
 	x := k.in[0]
-	if x.mask != "" {
-		return "", 0, unsupported("a timestep mask on the input (Embedding mask_zero or Masking): ONNX's recurrent nodes cannot keep the state over masked steps")
-	}
 	if len(x.shape) != 3 || x.shape[2] < 1 {
 		return "", 0, fmt.Errorf("needs a rank-3 (batch, steps, features) input of known features, got %v", x.shape)
+	}
+	if x.mask != "" && x.shape[1] < 1 {
+		return "", 0, unsupported("a timestep mask on a sequence of unknown length %v (the masked layer is unrolled over its steps)", x.shape)
 	}
 	c.float(x)
 	if x.nchw { // (batch, features, steps), after a Conv1D
@@ -221,10 +238,7 @@ func (c *converter) rnnNode(xt string, feat int, dirs []rnnDir, direction string
 		acts = append(acts, e.acts...)
 	}
 	ins := []string{xt, c.constFloats("W", []int{n, gu, feat}, w), c.constFloats("R", []int{n, gu, d.units}, r), c.constFloats("B", []int{n, 2 * gu}, b)}
-	as := []attr{attrInt("hidden_size", d.units), attrString("direction", direction), attrStrings("activations", acts...)}
-	if d.class == "GRU" && d.resetAfter {
-		as = append(as, attrInt("linear_before_reset", 1))
-	}
+	as := rnnAttrs(d, direction, acts)
 	outs := []string{"", c.fresh(c.scope + "/Y_h")}
 	if d.seq {
 		outs = []string{c.fresh(c.scope + "/Y")}
@@ -236,10 +250,135 @@ func (c *converter) rnnNode(xt string, feat int, dirs []rnnDir, direction string
 	return outs[1]
 }
 
+// rnnAttrs are a recurrent node's attributes: the activations, with
+// HardSigmoid's alpha and beta (Keras' 1/6 and 1/2) for each HardSigmoid
+// among them, in order.
+func rnnAttrs(d rnnDir, direction string, acts []string) []attr {
+	as := []attr{attrInt("hidden_size", d.units), attrString("direction", direction), attrStrings("activations", acts...)}
+	var alphas, betas []float64
+	for _, a := range acts {
+		if a == "HardSigmoid" {
+			alphas, betas = append(alphas, 1.0/6), append(betas, 0.5)
+		}
+	}
+	if alphas != nil {
+		as = append(as, attrFloats("activation_alpha", alphas...), attrFloats("activation_beta", betas...))
+	}
+	if d.class == "GRU" && d.resetAfter {
+		as = append(as, attrInt("linear_before_reset", 1))
+	}
+	return as
+}
+
 // reverseTime reverses axis a of v (Keras' go_backwards order).
 func (c *converter) reverseTime(v string, a int) string {
 	return c.op("Slice", []string{v, c.constInt64s("starts", []int{1}, []int64{-1}), c.constInt64s("ends", []int{1}, []int64{-1 << 63}),
 		c.constInt64s("axes", []int{1}, []int64{int64(a)}), c.constInt64s("steps", []int{1}, []int64{-1})}, "")
+}
+
+// maskSteps splits the time-major input xt (steps, batch, features) into
+// one (1, batch, features) value per step, and the mask (batch, steps)
+// into one (1, batch, 1) per step.
+func (c *converter) maskSteps(xt, mask string, steps int) (xs, ms []string) {
+	ones := make([]int64, steps)
+	for i := range ones {
+		ones[i] = 1
+	}
+	split := c.constInt64s("split_steps", []int{steps}, ones)
+	xs, ms = make([]string, steps), make([]string, steps)
+	for i := range xs {
+		xs[i], ms[i] = c.fresh(fmt.Sprintf("%s/x_%d", c.scope, i)), c.fresh(fmt.Sprintf("%s/mask_%d", c.scope, i))
+	}
+	c.opOuts("Split", []string{xt, split}, xs, attrInt("axis", 0))
+	mt := c.op("Unsqueeze", []string{c.op("Transpose", []string{mask}, "", attrInts("perm", 1, 0)), c.constInt64s("axes", []int{1}, []int64{2})}, "")
+	if steps == 1 {
+		// Split of one output is fine, but the mask needs no split.
+		ms[0] = mt
+		return xs, ms
+	}
+	c.opOuts("Split", []string{mt, split}, ms, attrInt("axis", 0))
+	return xs, ms
+}
+
+// maskedDirection unrolls one direction over the steps xs with the
+// step masks ms (maskSteps): per step, in the order the layer reads them,
+// a node of the layer's class over that one step starting from the
+// states before it, then each state blended as gokeras' loop does,
+// s + m*(new - s) (the first step's s is zero: m*new). The output is the
+// state h; with zero_output_for_mask a masked step's output is zero. It
+// returns the outputs in reading order, each (1, batch, units), when the
+// layer returns sequences, and the last output.
+func (c *converter) maskedDirection(xs, ms []string, feat int, d rnnDir) (outs []string, last string) {
+	kind := rnnKinds[d.class]
+	gu := kind.gates * d.units
+	w := c.constFloats("W", []int{1, gu, feat}, d.w)
+	r := c.constFloats("R", []int{1, gu, d.units}, d.r)
+	b := c.constFloats("B", []int{1, 2 * gu}, d.b)
+	nStates := 1
+	if d.class == "LSTM" {
+		nStates = 2
+	}
+	steps := len(xs)
+	var states []string
+	for k := range steps {
+		t := k
+		if d.backward {
+			t = steps - 1 - k
+		}
+		ins := []string{xs[t], w, r, b}
+		if states != nil {
+			ins = append(append(ins, ""), states...) // no sequence_lens; initial_h (, initial_c)
+		}
+		next := make([]string, nStates)
+		for i := range next {
+			next[i] = c.fresh(fmt.Sprintf("%s/%s_%d", c.scope, []string{"Y_h", "Y_c"}[i], k))
+		}
+		c.opOuts(kind.op, ins, append([]string{""}, next...), rnnAttrs(d, "forward", d.acts)...)
+		m := ms[t]
+		for i := range next {
+			if states == nil {
+				next[i] = c.op("Mul", []string{m, next[i]}, "")
+			} else {
+				next[i] = c.op("Add", []string{states[i], c.op("Mul", []string{m, c.op("Sub", []string{next[i], states[i]}, "")}, "")}, "")
+			}
+		}
+		states = next
+		if d.seq {
+			o := states[0]
+			if d.zeroOut {
+				o = c.op("Mul", []string{o, m}, "")
+			}
+			outs = append(outs, o)
+		}
+	}
+	last = states[0]
+	if !d.seq && d.zeroOut {
+		t := steps - 1
+		if d.backward {
+			t = 0
+		}
+		last = c.op("Mul", []string{last, ms[t]}, "")
+	}
+	return outs, last
+}
+
+// maskedOutput is a masked direction's output in Keras' layout: the
+// steps' outputs (1, batch, units) concatenated in the given order and
+// made batch-major (batch, steps, units), or the last output squeezed
+// to (batch, units).
+func (c *converter) maskedOutput(outs []string, last string, seq, reverse bool) string {
+	if !seq {
+		return c.op("Squeeze", []string{last, c.constInt64s("axes", []int{1}, []int64{0})}, "")
+	}
+	if reverse {
+		outs = slices.Clone(outs)
+		slices.Reverse(outs)
+	}
+	y := outs[0]
+	if len(outs) > 1 {
+		y = c.op("Concat", outs, "", attrInt("axis", 0))
+	}
+	return c.op("Transpose", []string{y}, "", attrInts("perm", 1, 0, 2))
 }
 
 // convertRecurrent: one node of direction "forward" or (go_backwards)
@@ -253,6 +392,15 @@ func convertRecurrent(c *converter, k *call) (*val, error) {
 	d, err := readRNN(k.layer, feat)
 	if err != nil {
 		return nil, err
+	}
+	if x := k.in[0]; x.mask != "" {
+		xs, ms := c.maskSteps(xt, x.mask, x.shape[1])
+		outs, last := c.maskedDirection(xs, ms, feat, d)
+		res := c.finish(c.maskedOutput(outs, last, d.seq, false), false, k)
+		if d.seq {
+			res.mask = x.mask // the output carries the input's mask, as gokeras' layer sets it
+		}
+		return res, nil
 	}
 	direction := "forward"
 	if d.backward {
@@ -308,7 +456,15 @@ func convertBidirectional(c *converter, k *call) (*val, error) {
 	}
 	// The two directions, (batch, [steps,] units) each, time-ordered.
 	var yf, yb string
-	if !f.backward && b.backward && f.class == b.class && f.units == b.units && f.resetAfter == b.resetAfter {
+	x := k.in[0]
+	if x.mask != "" {
+		// Each direction unrolled (maskedDirection); Bidirectional
+		// reverses the backward layer's outputs, whichever way it reads.
+		xs, ms := c.maskSteps(xt, x.mask, x.shape[1])
+		fo, fl := c.maskedDirection(xs, ms, feat, f)
+		bo, bl := c.maskedDirection(xs, ms, feat, b)
+		yf, yb = c.maskedOutput(fo, fl, f.seq, false), c.maskedOutput(bo, bl, b.seq, true)
+	} else if !f.backward && b.backward && f.class == b.class && f.units == b.units && f.resetAfter == b.resetAfter {
 		y := c.rnnNode(xt, feat, []rnnDir{f, b}, "bidirectional")
 		split := c.constInt64s("split", []int{2}, []int64{1, 1})
 		if f.seq { // (steps, 2, batch, units)
@@ -359,5 +515,9 @@ func convertBidirectional(c *converter, k *call) (*val, error) {
 	case "ave":
 		y = c.op("Mul", []string{c.op("Add", []string{yf, yb}, ""), c.scalar("half", 0.5)}, "")
 	}
-	return c.finish(y, false, k), nil
+	res := c.finish(y, false, k)
+	if f.seq {
+		res.mask = x.mask
+	}
+	return res, nil
 }

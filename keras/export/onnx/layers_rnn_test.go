@@ -145,7 +145,8 @@ func TestGoBackwardsAndBidirectional(t *testing.T) {
 }
 
 // TestRecurrentRefusals: what ONNX's recurrent nodes cannot express is
-// refused by name: a timestep mask, return_state, stateful, activations
+// refused by name: a timestep mask over steps of unknown number,
+// return_state, stateful, activations
 // outside ONNX's list, a call with initial states.
 func TestRecurrentRefusals(t *testing.T) {
 	check := func(what string, err error, class, msg string) {
@@ -155,13 +156,18 @@ func TestRecurrentRefusals(t *testing.T) {
 			t.Errorf("%s: error %v; want an unsupported %s saying %q", what, err, class, msg)
 		}
 	}
+	// A mask over steps of unknown number cannot be unrolled (gokeras'
+	// layers need the steps known; a Graph may still say -1).
 	ids := layers.Input([]int{5})
-	masked := layers.Apply(layers.NewLSTM(2), layers.Apply(layers.NewDropout(0.1), layers.Apply(layers.NewEmbedding(9, 3, layers.WithMaskZero(true)), ids)))
-	_, err := Marshal(graphOf(t, ins(ids), ins(masked)))
-	check("masked LSTM", err, "LSTM", "timestep mask")
-	biMasked := layers.Apply(layers.NewBidirectional(layers.NewGRU(2)), layers.Apply(layers.NewEmbedding(9, 3, layers.WithMaskZero(true)), ids))
-	_, err = Marshal(graphOf(t, ins(ids), ins(biMasked)))
-	check("masked Bidirectional", err, "Bidirectional", "timestep mask")
+	masked := layers.Apply(layers.NewLSTM(2), layers.Apply(layers.NewEmbedding(9, 3, layers.WithMaskZero(true)), ids))
+	g := graphOf(t, ins(ids), ins(masked))
+	for i := range g.Tensors {
+		if len(g.Tensors[i].Shape) >= 2 {
+			g.Tensors[i].Shape[1] = -1
+		}
+	}
+	_, err := Marshal(g)
+	check("masked LSTM of unknown steps", err, "LSTM", "unknown length")
 
 	for _, c := range []struct {
 		l   layers.Layer
@@ -169,7 +175,7 @@ func TestRecurrentRefusals(t *testing.T) {
 	}{
 		{layers.NewGRU(2, layers.WithStateful(true)), "stateful"},
 		{layers.NewSimpleRNN(2, layers.WithActivation("linear")), `activation "linear"`},
-		{layers.NewLSTM(2, layers.WithRecurrentActivation("hard_sigmoid")), `activation "hard_sigmoid"`},
+		{layers.NewLSTM(2, layers.WithRecurrentActivation("relu6")), `activation "relu6"`},
 		{layers.NewBidirectional(layers.NewGRU(2, layers.WithActivation("gelu"))), `activation "gelu"`},
 	} {
 		x := layers.Input([]int{4, 3})
@@ -192,5 +198,26 @@ func TestRecurrentRefusals(t *testing.T) {
 		y := layers.Apply(l, args...)
 		_, err := Marshal(graphOf(t, ins(x), ins(y)))
 		check(c.msg, err, "GRU", c.msg)
+	}
+}
+
+// TestHardSigmoidRecurrentActivation: Keras' hard_sigmoid, gokeras'
+// clip(x/6 + 1/2, 0, 1), is ONNX's HardSigmoid with alpha 1/6 and beta
+// 1/2, one of each per HardSigmoid in the activations, in order (the
+// bidirectional node has two).
+func TestHardSigmoidRecurrentActivation(t *testing.T) {
+	x := layers.Input([]int{4, 3})
+	y := layers.Apply(layers.NewBidirectional(layers.NewLSTM(2, layers.WithRecurrentActivation("hard_sigmoid"))), x)
+	d := export(t, ins(x), ins(y))
+	n := nodeOf(t, d, "LSTM")
+	if want := []string{"HardSigmoid", "Tanh", "Tanh", "HardSigmoid", "Tanh", "Tanh"}; !slices.Equal(n.strings["activations"], want) {
+		t.Errorf("activations %v, want %v", n.strings["activations"], want)
+	}
+	if a, b := n.floatLists["activation_alpha"], n.floatLists["activation_beta"]; !slices.Equal(a, []float32{1.0 / 6, 1.0 / 6}) || !slices.Equal(b, []float32{0.5, 0.5}) {
+		t.Errorf("activation_alpha %v, activation_beta %v; want 1/6 and 1/2 twice", a, b)
+	}
+	plain := export(t, ins(x), ins(layers.Apply(layers.NewGRU(2), x)))
+	if g := nodeOf(t, plain, "GRU"); g.floatLists["activation_alpha"] != nil {
+		t.Errorf("a GRU without HardSigmoid has activation_alpha %v", g.floatLists["activation_alpha"])
 	}
 }
