@@ -253,7 +253,8 @@ func TestSupportedClasses(t *testing.T) {
 	for _, c := range []string{"Dense", "Conv2D", "DepthwiseConv2D", "SeparableConv2D", "Conv2DTranspose", "BatchNormalization",
 		"LayerNormalization", "ReLU", "ELU", "LeakyReLU", "Activation", "MaxPooling2D", "AveragePooling2D", "GlobalAveragePooling2D",
 		"GlobalMaxPooling2D", "Flatten", "Reshape", "Dropout", "Add", "Multiply", "Concatenate", "ZeroPadding2D", "Rescaling", "Embedding",
-		"Normalization", "Conv1D", "Conv3D", "MaxPooling1D", "AveragePooling1D", "MaxPooling3D", "AveragePooling3D", "SimpleRNN", "LSTM", "GRU", "Bidirectional"} {
+		"Normalization", "Conv1D", "Conv3D", "MaxPooling1D", "AveragePooling1D", "MaxPooling3D", "AveragePooling3D", "SimpleRNN", "LSTM", "GRU", "Bidirectional",
+		"Masking", "TimeDistributed", "Attention", "AdditiveAttention"} {
 		if !slices.Contains(have, c) {
 			t.Errorf("%s has no converter", c)
 		}
