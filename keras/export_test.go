@@ -3,6 +3,7 @@ package keras
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -20,7 +21,9 @@ import (
 // in onnxruntime and onnx's checker. The other tests need no Python.
 
 // exportCase is a model to export and the shape of its input batch (ids
-// in [0, ids) where ids > 0: the model takes token ids).
+// in [0, ids) where ids > 0: the model takes token ids, every fifth one
+// 0 and odd rows padded with 0 at the end, the masked steps of
+// mask_zero).
 type exportCase struct {
 	build  func(t *testing.T) *Model
 	shapes [][]int
@@ -141,6 +144,9 @@ func exportInputs(r *rand.Rand, c exportCase) []interopArray {
 				if i%5 == 4 {
 					a.Data[i] = 0 // masked steps
 				}
+				if steps := s[len(s)-1]; len(s) == 2 && (i/steps)%2 == 1 && i%steps >= steps-2 {
+					a.Data[i] = 0 // odd rows padded at the end
+				}
 			}
 		}
 		if c.zeroSteps && len(s) == 3 {
@@ -156,6 +162,47 @@ func exportInputs(r *rand.Rand, c exportCase) []interopArray {
 		ins = append(ins, a)
 	}
 	return ins
+}
+
+// TestExportMaskedCaseInputs: the masked cases' batches have what they
+// are there for: Masking's rows with a zeroed step before unmasked ones
+// (the middle, the first) and rows ending in zeroed steps (padding);
+// token rows with a 0 in the middle and at the end. gokeras' predictions
+// on them are finite.
+func TestExportMaskedCaseInputs(t *testing.T) {
+	for _, name := range []string{"masked_recurrent", "zoo_masking_lstm", "zoo_emb_lstm", "masked_wrappers"} {
+		c := exportCases[name]
+		in := exportInputs(rand.New(rand.NewPCG(1, 7)), c)[0]
+		steps, feat := in.Shape[1], 1
+		if len(in.Shape) == 3 {
+			feat = in.Shape[2]
+		}
+		masked := func(b, s int) bool {
+			for _, v := range in.Data[(b*steps+s)*feat : (b*steps+s+1)*feat] {
+				if v != 0 {
+					return false
+				}
+			}
+			return true
+		}
+		middle, end := false, false
+		for b := range in.Shape[0] {
+			for s := range steps - 1 {
+				middle = middle || masked(b, s) && !masked(b, s+1)
+			}
+			end = end || masked(b, steps-1)
+		}
+		if !middle || !end {
+			t.Errorf("%s: masked steps in the middle %v, at the end %v", name, middle, end)
+		}
+		for _, o := range ioOutputs(t, c.build(t), []interopArray{in}) {
+			for i, v := range o.Data {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					t.Fatalf("%s: gokeras' prediction %d is %v", name, i, v)
+				}
+			}
+		}
+	}
 }
 
 func TestExportONNXForOnnxruntime(t *testing.T) {

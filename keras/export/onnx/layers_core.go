@@ -301,19 +301,28 @@ func convertEmbedding(c *converter, k *call) (*val, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids := c.keras(x)
+	raw := c.keras(x)
+	ids := raw
 	if x.dtype == typeFloat {
 		ids = c.op("Cast", []string{ids}, "", attrInt("to", int(typeInt64)))
 	}
 	table := c.constFloats("embeddings", []int{inDim, outDim}, w.Numpy())
 	y := c.finish(c.op("Gather", []string{table, ids}, "", attrInt("axis", 0)), false, k)
 	if maskZero && len(x.shape) == 2 {
-		zero := c.constInt64s("zero", nil, []int64{0})
-		i64 := ids
-		if x.dtype != typeInt64 && x.dtype != typeFloat {
-			i64 = c.op("Cast", []string{ids}, "", attrInt("to", int(typeInt64)))
+		// gokeras' mask is ids != 0 before the ids are truncated: a
+		// float id of 0.5 gathers row 0 but is not masked.
+		var eq string
+		switch x.dtype {
+		case typeFloat:
+			eq = c.op("Equal", []string{raw, c.scalar("zero", 0)}, "")
+		default:
+			i64 := ids
+			if x.dtype != typeInt64 {
+				i64 = c.op("Cast", []string{ids}, "", attrInt("to", int(typeInt64)))
+			}
+			eq = c.op("Equal", []string{i64, c.constInt64s("zero", nil, []int64{0})}, "")
 		}
-		ne := c.op("Not", []string{c.op("Equal", []string{i64, zero}, "")}, "")
+		ne := c.op("Not", []string{eq}, "")
 		y.mask = c.op("Cast", []string{ne}, "", attrInt("to", int(typeFloat)))
 	}
 	return y, nil

@@ -114,3 +114,16 @@ func nodeOf2(t *testing.T, d *decoded, op, out string) decodedNode {
 	t.Fatalf("no %s node writes %q", op, out)
 	return decodedNode{}
 }
+
+// TestEmbeddingMaskOfFloatIds: float ids are masked where they are 0
+// before they are truncated to rows, as gokeras' mask (ids != 0) reads
+// them: the Equal reads the input itself, not its cast.
+func TestEmbeddingMaskOfFloatIds(t *testing.T) {
+	x := layers.Input([]int{4})
+	y := layers.Apply(layers.NewLSTM(2), layers.Apply(layers.NewEmbedding(9, 3, layers.WithMaskZero(true)), x))
+	d := export(t, ins(x), ins(y))
+	eq := nodeOf(t, d, "Equal")
+	if eq.inputs[0] != d.inputs[0].name {
+		t.Errorf("the mask compares %q, want the float ids %q", eq.inputs[0], d.inputs[0].name)
+	}
+}
