@@ -78,6 +78,8 @@ var exportCases = map[string]exportCase{
 	"zoo_masking_lstm":       {build: exportLoaded("../zoo/masking_lstm.keras"), shapes: [][]int{{4, 6, 3}}, zeroSteps: true},
 	// Keras' grouped Conv2D and Conv1D (groups, strides, dilation, causal).
 	"zoo_grouped_conv": {build: exportLoaded("../zoo/grouped_conv.keras"), shapes: [][]int{{2, 9, 8, 6}, {2, 10, 4}}},
+	// Keras' keras.ops calls as operation nodes: shapes, indexing, reductions, comparisons, casts, matmul, activations.
+	"zoo_op_graph": {build: exportLoaded("../zoo/op_graph.keras"), shapes: [][]int{{3, 4, 6}}},
 }
 
 // AddExportCase adds a model that package keras' tests cannot build to
