@@ -131,7 +131,11 @@ func (b *base) prepareMoreLocked(vars []*ops.Variable) {
 	}
 	for _, v := range vars {
 		if m.useEMA && s.averages[v] == nil {
-			a := ops.NewVariable(b.slotName("average", v), v.Shape(), v.Numpy(), false)
+			// Zeros, as Keras' add_variable_from_reference makes them: the
+			// first update (t == 0) takes the weights whole. Reading v here
+			// would race with the other replicas' updates of it, since the
+			// first replica to finish a step creates the averages.
+			a := ops.NewVariable(b.slotName("average", v), v.Shape(), make([]float32, v.Shape().Size()), false)
 			a.Mirror(b.replicas)
 			s.averages[v] = a
 			s.avgOrder = append(s.avgOrder, a)
