@@ -61,6 +61,7 @@ var exportCases = map[string]exportCase{
 	"masked_recurrent": {build: exportMaskedRecurrent, shapes: [][]int{{4, 6, 3}}, zeroSteps: true},
 	"masked_wrappers":  {build: exportMaskedWrappers, shapes: [][]int{{4, 7}}, ids: 20},
 	"dot_attention":    {build: exportDotAttention, shapes: [][]int{{3, 5, 4}, {3, 6, 4}}},
+	"array_ops":        {build: exportArrayOps, shapes: [][]int{{3, 5, 4, 3}}},
 	// Keras' own files (tools/keras_reference/interop_vectors.py), loaded then exported.
 	"keras_cnn":    {build: exportLoaded("cnn.keras"), shapes: [][]int{{3, 28, 28, 1}}},
 	"keras_resnet": {build: exportLoaded("resnet.keras"), shapes: [][]int{{3, 32, 32, 3}}},
