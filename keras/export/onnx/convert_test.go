@@ -260,3 +260,20 @@ func TestSupportedClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestSupportedOperations lists the operation nodes the issue asks for:
+// the elementwise ones of MobileNetV3, EfficientNet and ConvNeXt, the mask
+// ones, and every class keras/testdata/zoo/op_graph.keras holds (shapes,
+// indexing, reductions, comparisons, casts, matmul).
+func TestSupportedOperations(t *testing.T) {
+	have := SupportedOperations()
+	for _, c := range []string{"Add", "Subtract", "Multiply", "TrueDivide", "Power", "Maximum", "Minimum", "Relu", "Relu6", "Sigmoid",
+		"HardSigmoid", "HardSilu", "Silu", "Selu", "Gelu", "Elu", "LeakyRelu", "Softplus", "Softsign", "Tanh", "Softmax", "LogSoftmax",
+		"Negative", "Absolute", "Square", "Sqrt", "Exp", "Log", "Clip", "Equal", "NotEqual", "LogicalAnd", "LogicalOr", "Any",
+		"Reshape", "Transpose", "ExpandDims", "Squeeze", "GetItem", "Concatenate", "Stack", "Matmul", "Greater", "GreaterEqual", "Less",
+		"LessEqual", "LogicalNot", "LogicalXor", "Sign", "Cast", "Where", "Sum", "Mean", "Max", "Min", "All"} {
+		if !slices.Contains(have, c) {
+			t.Errorf("operation %s has no converter", c)
+		}
+	}
+}

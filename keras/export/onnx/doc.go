@@ -11,7 +11,15 @@
 // (GetConfig) and weights, and so has every class of Keras 3 operation
 // node of [SupportedOperations] (keras.ops calls recorded in functional
 // graphs: MobileNetV3's `x + 3.0`, ConvNeXt's residual Add, told from
-// the layers of the same names by their type, layers.Operation); any
+// the layers of the same names by their type, layers.Operation): the
+// elementwise arithmetic and activations (layers_ops.go), the shape
+// operations and indexing (reshape, transpose, expand_dims, squeeze,
+// x[:, 1:5, ::2], x[..., None, 2], concatenate, stack, matmul;
+// layers_ops_array.go) and the comparisons, logic, casts, where and
+// reductions (layers_ops_math.go), each as gokeras computes it, booleans
+// as float32 1 and 0. Their axes count the batch, which the graph keeps
+// symbolic: a config that would move, index, slice or reduce the batch
+// axis, or fix its size, is refused. Any
 // other layer or operation, or a setting a converter
 // cannot write, is an error naming the layer and its class
 // ([LayerError], wrapping [ErrUnsupported]), never a graph that computes

@@ -12,8 +12,10 @@ import (
 // MobileNetV3's hard sigmoid, ConvNeXt's residual Add) as operation
 // nodes ([layers.Operation]), whose classes share names with layers
 // (the Add operation is not the Add layer). They have converters of
-// their own, for the elementwise arithmetic and activations; any other
-// operation is refused by name.
+// their own: the elementwise arithmetic and activations here, the shape
+// operations in layers_ops_array.go, comparisons, casts and reductions
+// in layers_ops_math.go, the mask operations in layers_mask.go; any
+// other operation is refused by name.
 
 // opConverters convert operation nodes by Keras class.
 var opConverters = map[string]convertFn{}
