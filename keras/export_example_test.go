@@ -20,10 +20,9 @@ import (
 //	sess = ort.InferenceSession("cnn.onnx")
 //	probs = sess.run(None, {"image": images})[0]   # images: (n, 28, 28, 1) float32
 //
-// A layer or a setting the exporter cannot write (here an LSTM reading
-// the timestep mask of Embedding's mask_zero: ONNX's LSTM cannot keep
-// its state over masked steps) is an error naming the layer, and no file
-// is written.
+// A layer or a setting the exporter cannot write (here an LSTM with the
+// activation relu6, which ONNX's LSTM node does not take) is an error
+// naming the layer, and no file is written.
 func ExampleModel_Export() {
 	model, err := keras.NewSequential(
 		layers.NewInputLayer([]int{28, 28, 1}, layers.WithName("image")),
@@ -45,7 +44,8 @@ func ExampleModel_Export() {
 	}
 	fmt.Println("exported cnn.onnx")
 
-	rnn := keras.MustSequential(layers.NewEmbedding(10, 3, layers.WithMaskZero(true), layers.WithInputShape(5)), layers.NewLSTM(4, layers.WithName("lstm")))
+	rnn := keras.MustSequential(layers.NewEmbedding(10, 3, layers.WithMaskZero(true), layers.WithInputShape(5)),
+		layers.NewLSTM(4, layers.WithActivation("relu6"), layers.WithName("lstm")))
 	err = rnn.Export(filepath.Join(dir, "rnn.onnx"), "onnx")
 	fmt.Println(errors.Is(err, onnx.ErrUnsupported))
 	var le *onnx.LayerError
