@@ -60,8 +60,15 @@ var exportCases = map[string]exportCase{
 	"encoder":          {build: exportEncoder, shapes: [][]int{{4, 8}, {4, 8}}, ids: 20},
 	"masked_recurrent": {build: exportMaskedRecurrent, shapes: [][]int{{4, 6, 3}}, zeroSteps: true},
 	"masked_wrappers":  {build: exportMaskedWrappers, shapes: [][]int{{4, 7}}, ids: 20},
-	"dot_attention":    {build: exportDotAttention, shapes: [][]int{{3, 5, 4}, {3, 6, 4}}},
-	"array_ops":        {build: exportArrayOps, shapes: [][]int{{3, 5, 4, 3}}},
+	// Masks carried as Keras' compute_mask carries them (Dropout, Dense,
+	// LayerNormalization, Add, Concatenate; mask_propagation_test.go's
+	// models with Keras' weights).
+	"mask_propagation_chain":           {build: exportMaskPropagation("chain"), shapes: [][]int{{4, 6}}, ids: 12},
+	"mask_propagation_add":             {build: exportMaskPropagation("add"), shapes: [][]int{{4, 6}, {4, 6}}, ids: 12},
+	"mask_propagation_concat_steps":    {build: exportMaskPropagation("concat_steps"), shapes: [][]int{{4, 6}, {4, 6}}, ids: 12},
+	"mask_propagation_concat_features": {build: exportMaskPropagation("concat_features"), shapes: [][]int{{4, 6}, {4, 6}}, ids: 12},
+	"dot_attention":                    {build: exportDotAttention, shapes: [][]int{{3, 5, 4}, {3, 6, 4}}},
+	"array_ops":                        {build: exportArrayOps, shapes: [][]int{{3, 5, 4, 3}}},
 	// Keras' own files (tools/keras_reference/interop_vectors.py), loaded then exported.
 	"keras_cnn":    {build: exportLoaded("cnn.keras"), shapes: [][]int{{3, 28, 28, 1}}},
 	"keras_resnet": {build: exportLoaded("resnet.keras"), shapes: [][]int{{3, 32, 32, 3}}},
@@ -88,6 +95,22 @@ var exportCases = map[string]exportCase{
 // come from the external test package (export_applications_test.go).
 func AddExportCase(name string, build func(t *testing.T) *Model, shapes ...[]int) {
 	exportCases[name] = exportCase{build: build, shapes: shapes}
+}
+
+// exportMaskPropagation builds mask_propagation_test.go's model name
+// with the weights Keras gave it.
+func exportMaskPropagation(name string) func(t *testing.T) *Model {
+	return func(t *testing.T) *Model {
+		ins, out := maskPropagationModels[name]()
+		m, err := NewModel(ins, []*layers.KerasTensor{out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.LoadWeights(filepath.Join("testdata", "keras", "mask_propagation_"+name+".weights.h5")); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
 }
 
 func exportLoaded(file string) func(t *testing.T) *Model {

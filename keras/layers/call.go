@@ -30,12 +30,22 @@ func Call(l Layer, training bool, inputs ...ops.Tensor) ops.Tensor {
 			panic(&ops.Error{Op: fmt.Sprintf("layer %q (%s)", l.Name(), l.ClassName()), Msg: err.Error()})
 		}
 	}
-	return withActivityLoss(l, policyCall(l, inputs, training)) // its dtype policy, as Keras' __call__ autocasts; activity_regularizer
+	return maskedCall(l, inputs, training)
 }
 
 // CallWithPolicy calls a built layer under its dtype policy (see [Call]),
 // without building or tracking it: what a model does for each node of its
 // graph.
 func CallWithPolicy(l Layer, training bool, inputs ...ops.Tensor) ops.Tensor {
-	return withActivityLoss(l, policyCall(l, inputs, training)) // options_constraints.go
+	return maskedCall(l, inputs, training)
+}
+
+// maskedCall calls l under its dtype policy, as Keras' __call__ autocasts
+// (mixed_call.go), adds its activity_regularizer's loss
+// (options_constraints.go) and gives the output the timestep mask Keras'
+// compute_mask gives it (mask_propagation.go).
+func maskedCall(l Layer, inputs []ops.Tensor, training bool) ops.Tensor {
+	y := withActivityLoss(l, policyCall(l, inputs, training))
+	propagateMask(l, inputs, y)
+	return y
 }

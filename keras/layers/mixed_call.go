@@ -41,6 +41,7 @@ func policyCall(l Layer, args []ops.Tensor, training bool) ops.Tensor {
 		cast := make([]ops.Tensor, len(args))
 		for i, a := range args {
 			cast[i] = ops.CastToComputeDType(a, dtype)
+			SetMask(cast[i], Mask(a)) // the cast input keeps its timestep mask, as Keras' autocast keeps _keras_mask
 		}
 		args = cast
 	}
@@ -50,5 +51,8 @@ func policyCall(l Layer, args []ops.Tensor, training bool) ops.Tensor {
 	}
 	restore := args[0].Trace().CastReads(readAs)
 	defer restore()
-	return ops.CastToComputeDType(l.Call(args, training), dtype)
+	y := l.Call(args, training)
+	out := ops.CastToComputeDType(y, dtype)
+	SetMask(out, Mask(y)) // the mask the layer set (Embedding's, an RNN's) survives the cast
+	return out
 }

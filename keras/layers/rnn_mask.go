@@ -13,8 +13,9 @@ type maskKey struct{ t ops.Tensor }
 // (batch, timesteps) tensor of 1 (a step to compute) and 0 (a step to
 // skip). Embedding(mask_zero) and Masking set it; the recurrent layers,
 // Bidirectional and TimeDistributed read it from their input with [Mask].
-// The mask travels with the tensor itself: a layer in between that makes
-// a new tensor (other than TimeDistributed) does not carry it.
+// The mask travels with the tensor itself; a layer called between them
+// carries it on as Keras' compute_mask does ([MaskRuleOf]: Dense,
+// Dropout, the normalizations, Add, Concatenate, ...), others drop it.
 func SetMask(x, mask ops.Tensor) {
 	if x.IsNone() || mask.IsNone() {
 		return

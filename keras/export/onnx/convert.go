@@ -158,6 +158,7 @@ func convert(g Graph) (*converter, error) {
 			return nil, lerr(err)
 		}
 		v.shape = t.Shape.Clone()
+		c.carryMask(n.Layer, k, v) // mask_propagation.go
 		if v.nchw && (len(v.shape) < 3 || len(v.shape) > 5) {
 			return nil, lerr(fmt.Errorf("internal: a channels-first value of Keras shape %v", v.shape))
 		}

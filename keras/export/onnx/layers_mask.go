@@ -13,8 +13,9 @@ import (
 // Any, LogicalOr) whose result gokeras' MaskAttach node attaches to the
 // call's input. The layers that read it (the recurrent ones,
 // Bidirectional, TimeDistributed, GlobalAveragePooling1D, Attention,
-// MultiHeadAttention) take it from val.mask; like gokeras', every other
-// layer's output carries none.
+// MultiHeadAttention) take it from val.mask; the layers between carry it
+// on as gokeras' do (Keras' compute_mask: layers.MaskRuleOf, see
+// mask_propagation.go), every other layer's output carries none.
 
 func init() {
 	converters["Masking"] = convertMasking

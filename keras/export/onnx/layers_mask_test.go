@@ -81,14 +81,14 @@ func TestMaskedBidirectionalAndLast(t *testing.T) {
 	ids := layers.Input([]int{3})
 	e := layers.Apply(layers.NewEmbedding(9, 2, layers.WithMaskZero(true)), ids)
 	bi := layers.Apply(layers.NewBidirectional(layers.NewGRU(2, layers.WithReturnSequences(true))), e)
-	last := layers.Apply(layers.NewSimpleRNN(2), bi) // reads the mask Bidirectional passes on
-	plain := layers.Apply(layers.NewSimpleRNN(2), layers.Apply(layers.NewDense(2), e))
+	last := layers.Apply(layers.NewSimpleRNN(2), bi)                                       // reads the mask Bidirectional passes on
+	plain := layers.Apply(layers.NewSimpleRNN(2), layers.Apply(layers.NewConv1D(2, 1), e)) // Conv1D drops the mask, as in Keras
 	d := export(t, ins(ids), ins(last, plain))
 	if n := d.count("GRU"); n != 6 {
 		t.Errorf("%d GRU nodes, want 3 steps by 2 directions", n)
 	}
 	if n := d.count("RNN"); n != 4 {
-		t.Errorf("%d RNN nodes, want 3 for the masked SimpleRNN, 1 for the unmasked one (Dense's output has no mask)", n)
+		t.Errorf("%d RNN nodes, want 3 for the masked SimpleRNN, 1 for the unmasked one (Conv1D's output has no mask)", n)
 	}
 	// The backward direction's first node reads the last step.
 	var grus []decodedNode
