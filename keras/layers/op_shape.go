@@ -35,9 +35,10 @@ func reshapeTo(class string, x ops.Tensor, shape []any) ops.Shape {
 	return out
 }
 
-// sliceIndices resolves a Python slice over n entries as slice.indices
-// does: the first entry, how many and the step.
-func sliceIndices(s OpSlice, n int) (begin, count, step int, err error) {
+// Indices resolves the Python slice s over n entries as slice.indices
+// does: the first entry, how many and the step (the ONNX exporter reads
+// the same bounds).
+func (s OpSlice) Indices(n int) (begin, count, step int, err error) {
 	step = 1
 	if s.Step != nil {
 		step = *s.Step
@@ -126,7 +127,7 @@ func getItem(x ops.Tensor, key any) ops.Tensor {
 		case nil:
 			out = append(out, 1)
 		case OpSlice:
-			b, c, st, err := sliceIndices(s, xs[d])
+			b, c, st, err := s.Indices(xs[d])
 			if err != nil {
 				opFail(class, "axis %d: %v", d, err)
 			}

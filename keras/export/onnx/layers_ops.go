@@ -108,6 +108,21 @@ func opArgs(k *call) ([]any, error) {
 	return out, nil
 }
 
+// tensorArgs are the tensors among an operation's arguments (the others
+// are constants), at least one.
+func tensorArgs(args []any) ([]*val, error) {
+	var tensors []*val
+	for _, a := range args {
+		if v, ok := a.(*val); ok {
+			tensors = append(tensors, v)
+		}
+	}
+	if len(tensors) == 0 {
+		return nil, fmt.Errorf("arguments %v: no tensor among them", args)
+	}
+	return tensors, nil
+}
+
 // opInput is the one tensor argument of a unary operation.
 func opInput(k *call) (*val, error) {
 	args, err := opArgs(k)
@@ -145,14 +160,9 @@ func binaryWith(write func(c *converter, ins []string) string) convertFn {
 		if len(args) != 2 {
 			return nil, unsupported("%d arguments", len(args))
 		}
-		var tensors []*val
-		for _, a := range args {
-			if v, ok := a.(*val); ok {
-				tensors = append(tensors, v)
-			}
-		}
-		if len(tensors) == 0 {
-			return nil, fmt.Errorf("arguments %v: no tensor among them", args)
+		tensors, err := tensorArgs(args)
+		if err != nil {
+			return nil, err
 		}
 		names, nchw, err := c.same(tensors)
 		if err != nil {

@@ -282,7 +282,7 @@ func convertGetItemOp(c *converter, k *call) (*val, error) {
 				if xs[d] < 0 {
 					return nil, unsupported("key %v slices axis %d of unknown size (shape %v)", keys, d, xs)
 				}
-				b, n, st, err := sliceIndices(s, xs[d])
+				b, n, st, err := s.Indices(xs[d]) // gokeras' own bounds
 				if err != nil {
 					return nil, fmt.Errorf("axis %d: %v", d, err)
 				}
@@ -337,44 +337,6 @@ func convertGetItemOp(c *converter, k *call) (*val, error) {
 		y = c.op("Identity", []string{y}, "")
 	}
 	return c.finish(y, false, k), nil
-}
-
-// sliceIndices resolves a Python slice over n entries as slice.indices
-// does (gokeras' own, keras/layers/op_shape.go): the first entry, how
-// many and the step.
-func sliceIndices(s layers.OpSlice, n int) (begin, count, step int, err error) {
-	step = 1
-	if s.Step != nil {
-		step = *s.Step
-	}
-	if step == 0 {
-		return 0, 0, 0, fmt.Errorf("slice step cannot be zero")
-	}
-	adjust := func(p *int, def int) int {
-		if p == nil {
-			return def
-		}
-		v := *p
-		if v < 0 {
-			v += n
-		}
-		if step > 0 {
-			return min(max(v, 0), n)
-		}
-		return min(max(v, -1), n-1)
-	}
-	if step > 0 {
-		start, stop := adjust(s.Start, 0), adjust(s.Stop, n)
-		if stop > start {
-			count = (stop - start + step - 1) / step
-		}
-		return start, count, step, nil
-	}
-	start, stop := adjust(s.Start, n-1), adjust(s.Stop, -1)
-	if start > stop {
-		count = (start - stop - step - 1) / -step
-	}
-	return start, count, step, nil
 }
 
 // concatOp: keras.ops.concatenate (a Concat of the listed tensors in

@@ -1,7 +1,5 @@
 package onnx
 
-import "fmt"
-
 // The comparisons, logic, casts, where, sign and reductions of
 // keras.src.ops.numpy and core as operation nodes, as gokeras computes
 // them (keras/layers/op_numpy.go): booleans are float32 1 and 0, a value
@@ -97,14 +95,9 @@ func convertWhereOp(c *converter, k *call) (*val, error) {
 	if len(args) != 3 || args[1] == nil || args[2] == nil {
 		return nil, unsupported("where without both branches (the indices of nonzero entries)")
 	}
-	var tensors []*val
-	for _, a := range args {
-		if v, ok := a.(*val); ok {
-			tensors = append(tensors, v)
-		}
-	}
-	if len(tensors) == 0 {
-		return nil, fmt.Errorf("arguments %v: no tensor among them", args)
+	tensors, err := tensorArgs(args)
+	if err != nil {
+		return nil, err
 	}
 	names, nchw, err := c.same(tensors)
 	if err != nil {
