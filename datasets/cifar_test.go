@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gokeras/gokeras/internal/racetest"
 )
 
 // cifarFake is a small CIFAR-like dataset with recognisable content: byte
@@ -478,6 +480,7 @@ func TestCIFARNotFound(t *testing.T) {
 }
 
 func TestRealCIFAR10(t *testing.T) {
+	racetest.Skip(t, "the pickle reader on the real files, on one goroutine")
 	sharedCIFAR10 := sharedData(t, "cifar-10-batches-bin")
 	train, test, err := LoadCIFAR10(Dir(sharedCIFAR10), NoDownload())
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gokeras/gokeras/internal/racetest"
 )
 
 // isolated returns options (plus environment settings) that hide every copy
@@ -95,6 +97,7 @@ func TestLoadMNISTFolderInsteadOfFile(t *testing.T) {
 }
 
 func TestRealFashionMNIST(t *testing.T) {
+	racetest.Skip(t, "the idx reader on the real files, on one goroutine")
 	const dir = "/usr/share/datasets/fashion-mnist"
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("%s absent (apt-get install dataset-fashion-mnist): %v", dir, err)
@@ -117,6 +120,7 @@ func TestRealFashionMNIST(t *testing.T) {
 }
 
 func TestRealMNIST(t *testing.T) {
+	racetest.Skip(t, "the npz reader on the real file, on one goroutine")
 	dir := sharedData(t, "mnist")
 	train, test, err := LoadMNIST(Dir(dir), NoDownload())
 	if err != nil {

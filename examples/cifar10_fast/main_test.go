@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gokeras/gokeras/internal/racetest"
 )
 
 // TestMain runs main with the arguments in GOKERAS_EXAMPLE_ARGS when that
@@ -47,7 +49,7 @@ func TestShortRecipeLearns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 4 short epochs on CIFAR-10")
 	}
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("trains 4 short epochs on CIFAR-10: ten times slower under the race detector, and a recipe on one goroutine")
 	}
 	c := config{

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gokeras/gokeras/datasets"
+	"github.com/gokeras/gokeras/internal/racetest"
 	"gorgonia.org/tensor"
 )
 
@@ -40,6 +41,7 @@ func digits(n int, seed uint64) *tensor.Dense {
 // ops now drop it after they run (ops/eager.go), for about 490 MB, at the
 // price of about 240 MB more allocated (each op's scratch is its own).
 func TestGANStepAllocations(t *testing.T) {
+	racetest.Skip(t, "an allocation budget, which the race detector's shadow memory changes")
 	defer func(n int) { *ganSteps = n }(*ganSteps)
 	*ganSteps = 1
 	train := datasets.Pair{X: digits(64, 1)}
@@ -57,10 +59,10 @@ func TestGANStepAllocations(t *testing.T) {
 	alloc := (m1.TotalAlloc - m0.TotalAlloc) >> 20
 	t.Logf("one GAN step allocates %d MB; the largest live heap a collection found was %d MB", alloc, maxLive)
 	const limit, liveLimit = 1536, 600
-	if alloc > limit && !raceEnabled {
+	if alloc > limit {
 		t.Errorf("one GAN step allocates %d MB, want at most %d", alloc, limit)
 	}
-	if maxLive > liveLimit && !raceEnabled {
+	if maxLive > liveLimit {
 		t.Errorf("a collection during one GAN step found %d MB live, want at most %d", maxLive, liveLimit)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "generated_img_0.png")); err != nil {
