@@ -139,6 +139,7 @@ func TestMultiWorkerExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and trains the example")
 	}
+	racetest.Skip(t, "it runs go builds of the example without -race, which the detector does not see into")
 	dir := t.TempDir()
 	writeMNIST(t, dir, 1280, 200)
 	args := []string{"-dataset", "mnist", "-data", dir, "-epochs", "1", "-steps-per-epoch", "6", "-global-batch", "64", "-seed", "1", "-verbose", "0", "-learning-rate", "0.05"}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gokeras/gokeras/internal/mpi/mpirun"
+	"github.com/gokeras/gokeras/internal/racetest"
 )
 
 // TestNetCluster runs the example on tools/netcluster.sh's simulated
@@ -19,6 +20,7 @@ import (
 // leaves no namespace behind. It skips where namespaces cannot be made
 // (not root, no iproute2 or tc).
 func TestNetCluster(t *testing.T) {
+	racetest.Skip(t, "it runs a go build of the example without -race, which the detector does not see into")
 	mpirun.Require(t)
 	script, err := filepath.Abs("../../tools/netcluster.sh")
 	if err != nil {
