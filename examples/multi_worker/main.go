@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/gokeras/gokeras/datasets"
@@ -72,7 +73,7 @@ func main() {
 	flag.BoolVar(&c.ring, "ring", false, "all-reduce with our ring (RING) instead of MPI_Allreduce (AUTO)")
 	flag.BoolVar(&c.noOverlap, "no-overlap", false, "all-reduce the gradients after the backward pass instead of overlapping it (CommunicationOptions.NoOverlap)")
 	flag.IntVar(&c.bytesPerPack, "bytes-per-pack", 0, "gradient bucket size in bytes (CommunicationOptions.BytesPerPack; 0: 4 MiB)")
-	flag.StringVar(&c.model, "model", "cnn", "cnn (the tutorial's, on -dataset) or resnet_seed (the seed ResNet on synthetic 32x32x3 images, Fit only)")
+	flag.StringVar(&c.model, "model", "cnn", "cnn (the tutorial's, on -dataset), resnet_seed (the seed ResNet) or resnet50 (keras.applications' ResNet50, 23.6 M parameters), the ResNets on synthetic 32x32x3 images, Fit only")
 	flag.BoolVar(&c.profile, "profile", false, "print where a training step's time goes: the gradient all-reduce's time and the part of it the backward pass did not hide")
 	flag.Parse()
 	err := validate(c)
@@ -108,8 +109,8 @@ func validate(c config) error {
 		return fmt.Errorf("-global-batch %d is negative", c.globalBatch)
 	case c.replicas < 1 || c.replicas > 1024:
 		return fmt.Errorf("-replicas %d: want 1 to 1024", c.replicas)
-	case c.model != "cnn" && c.model != "resnet_seed":
-		return fmt.Errorf("-model %q: want cnn or resnet_seed", c.model)
+	case !slices.Contains(modelNames, c.model):
+		return fmt.Errorf("-model %q: want one of %v", c.model, modelNames)
 	case c.model != "cnn" && c.customLoop:
 		return fmt.Errorf("-model %s: the custom loop trains the tutorial's cnn only", c.model)
 	case c.bytesPerPack < 0:

@@ -9,7 +9,7 @@ import (
 // (Keras' 2,796,490 parameters), refuses other names, and the custom
 // loop takes only the CNN.
 func TestBuildModel(t *testing.T) {
-	for name, params := range map[string]int{"cnn": 2770634, "resnet_seed": 2796490} {
+	for name, params := range map[string]int{"cnn": 2770634, "resnet_seed": 2796490, "resnet50": 23608202} {
 		m, err := buildModel(name)
 		if err != nil {
 			t.Fatal(err)
