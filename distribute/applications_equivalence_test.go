@@ -349,9 +349,7 @@ func colorImages(n, h, w int, seed uint64) (*tensor.Dense, *tensor.Dense) {
 // called with training=False (the head trains, its BatchNormalization
 // synchronized), and whole, in training mode (efficientNetSyncBN).
 func TestMirroredEquivalenceEfficientNetB0(t *testing.T) {
-	if racetest.Enabled {
-		t.Skip("trains EfficientNetB0 four times; the race detector checks the same replica code on the smaller models of this package")
-	}
+	racetest.Skip(t, "trains EfficientNetB0 four times; the race detector checks the same replica code on the smaller models of this package")
 	if err := distribute.SetLogicalCPUs(2); err != nil {
 		t.Fatal(err)
 	}

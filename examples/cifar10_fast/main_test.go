@@ -49,9 +49,7 @@ func TestShortRecipeLearns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 4 short epochs on CIFAR-10")
 	}
-	if racetest.Enabled {
-		t.Skip("trains 4 short epochs on CIFAR-10: ten times slower under the race detector, and a recipe on one goroutine")
-	}
+	racetest.Skip(t, "trains 4 short epochs on CIFAR-10, ten times slower under the race detector, a recipe on one goroutine")
 	c := config{
 		Recipe:    Recipe{Widths: []int{16, 32, 64, 64}, LearningRate: 0.4, WarmupFraction: 0.2, Momentum: 0.9, WeightDecay: 5e-3, LabelSmoothing: 0.2, EMA: 0.5},
 		Epochs:    4,
